@@ -1,0 +1,2 @@
+from typing import Final
+__version__: Final = "0.1.0"

@@ -1,0 +1,93 @@
+"""The one exception tree of opsgraph.
+
+    OpsgraphError                 root; carries an HTTP status and a stable error code
+    ├── BadInput          400     malformed or semantically invalid input (names the field)
+    │   └── AmbiguousReference    a human name matched several records (lists candidates)
+    ├── Unauthorized      401     missing or invalid bearer token
+    ├── Forbidden         403     a gate, role or tenant boundary refused the action
+    ├── NotFound          404     no such record, change, agent or operation (in this tenant)
+    ├── Conflict          409     the state moved (a change is no longer pending)
+    ├── Gone              410     expired (a pending change past its expiry)
+    ├── Unprocessable     422     well-formed input that fails the schema (edited values)
+    └── RunAborted        500     a run stopped at a cap or on a fault; never for bad input
+
+Errors meant for a *model* ("retry with X") are a different family: `ToolRetry` in
+`opsgraph.tools`; they never abort a run and never reach HTTP.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+
+class OpsgraphError(Exception):
+    """Root of every error opsgraph raises on purpose."""
+
+    status: ClassVar[int] = 500
+    code: ClassVar[str] = "internal"
+
+    def __init__(self, message: str, **detail: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.detail = detail
+
+    def to_json(self) -> dict[str, Any]:
+        """The `{"error": {"code", "message"}}` body of INTERFACES.md."""
+        body: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.detail:
+            body["detail"] = self.detail
+        return {"error": body}
+
+
+class BadInput(OpsgraphError):
+    """Malformed or invalid input; the message names the field."""
+
+    status = 400
+    code = "bad_input"
+
+
+class AmbiguousReference(BadInput):
+    """A human reference matched several records; `candidates` lists them."""
+
+    code = "ambiguous_reference"
+
+    def __init__(self, message: str, candidates: list[dict[str, Any]]) -> None:
+        super().__init__(message, candidates=candidates)
+        self.candidates = candidates
+
+
+class Unauthorized(OpsgraphError):
+    status = 401
+    code = "unauthorized"
+
+
+class Forbidden(OpsgraphError):
+    status = 403
+    code = "forbidden"
+
+
+class NotFound(OpsgraphError):
+    status = 404
+    code = "not_found"
+
+
+class Conflict(OpsgraphError):
+    status = 409
+    code = "conflict"
+
+
+class Gone(OpsgraphError):
+    status = 410
+    code = "expired"
+
+
+class Unprocessable(OpsgraphError):
+    status = 422
+    code = "invalid_values"
+
+
+class RunAborted(OpsgraphError):
+    """A run stopped: a cap was hit (`cap` names it) or the plan could not be repaired."""
+
+    status = 500
+    code = "run_aborted"

@@ -1,0 +1,123 @@
+"""Who is asking: tenant, user, roles, channel; and the canonical vocabularies."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import StrEnum
+
+from opsgraph.errors import BadInput
+
+
+class Role(StrEnum):
+    VISITOR = "visitor"
+    MEMBER = "member"
+    STAFF = "staff"
+    MANAGER = "manager"
+    ADMIN = "admin"
+
+
+class Plan(StrEnum):
+    BASIC = "basic"
+    PRO = "pro"
+    ENTERPRISE = "enterprise"
+
+
+class Channel(StrEnum):
+    DASHBOARD = "dashboard"
+    EMAIL = "email"
+    API = "api"
+    MCP = "mcp"
+
+
+DOMAINS: tuple[str, ...] = (
+    "bookings", "schedules", "members", "events", "invoices",
+    "communications", "facilities", "knowledge", "reports",
+)
+READ_VERBS: tuple[str, ...] = ("get", "list", "search", "check", "report")
+WRITE_VERBS: tuple[str, ...] = (
+    "create", "update", "cancel", "assign", "send", "issue", "refund", "register",
+)
+VERBS: tuple[str, ...] = READ_VERBS + WRITE_VERBS
+
+# Features each plan enables; operations and agents name the feature they need.
+PLAN_FEATURES: dict[Plan, frozenset[str]] = {
+    Plan.BASIC: frozenset({"core", "bookings", "members", "knowledge"}),
+    Plan.PRO: frozenset({
+        "core", "bookings", "members", "knowledge", "events", "invoices",
+        "schedules", "communications", "facilities",
+    }),
+    Plan.ENTERPRISE: frozenset({
+        "core", "bookings", "members", "knowledge", "events", "invoices",
+        "schedules", "communications", "facilities", "reports",
+    }),
+}
+FEATURES: frozenset[str] = frozenset().union(*PLAN_FEATURES.values())
+
+
+def parse_role(value: str) -> Role:
+    """Normalise (`.strip().lower()`) and check a role; unknown roles are an error."""
+    norm = value.strip().lower()
+    try:
+        return Role(norm)
+    except ValueError:
+        allowed = ", ".join(r.value for r in Role)
+        raise BadInput(f"role: unknown role {value!r} (allowed: {allowed})") from None
+
+
+def parse_roles(values: Iterable[str]) -> frozenset[Role]:
+    """Parse several roles; every one must be canonical."""
+    return frozenset(parse_role(v) for v in values)
+
+
+def parse_channel(value: str) -> Channel:
+    """Normalise and check a channel name."""
+    norm = value.strip().lower()
+    try:
+        return Channel(norm)
+    except ValueError:
+        allowed = ", ".join(c.value for c in Channel)
+        raise BadInput(f"channel: unknown channel {value!r} (allowed: {allowed})") from None
+
+
+def parse_plan(value: str) -> Plan:
+    """Normalise and check a plan name."""
+    norm = value.strip().lower()
+    try:
+        return Plan(norm)
+    except ValueError:
+        allowed = ", ".join(p.value for p in Plan)
+        raise BadInput(f"plan: unknown plan {value!r} (allowed: {allowed})") from None
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    """The caller of one request. Anonymous callers are a `visitor` with no user."""
+
+    tenant_id: str
+    user_id: str
+    roles: frozenset[Role]
+    channel: Channel = Channel.DASHBOARD
+
+    @classmethod
+    def visitor(cls, tenant_id: str, channel: Channel = Channel.API) -> Principal:
+        return cls(tenant_id, "anonymous", frozenset({Role.VISITOR}), channel)
+
+    @property
+    def read_only(self) -> bool:
+        """Inbound email always runs read-only, whoever sent it."""
+        return self.channel is Channel.EMAIL
+
+    @property
+    def is_visitor(self) -> bool:
+        return self.roles <= {Role.VISITOR}
+
+    def has_any(self, roles: Iterable[Role]) -> bool:
+        """True when the caller holds at least one of `roles` (admin holds every role)."""
+        wanted = set(roles)
+        return Role.ADMIN in self.roles or bool(self.roles & wanted)
+
+    @property
+    def can_decide(self) -> bool:
+        """Managers and admins decide pending changes."""
+        return bool(self.roles & {Role.MANAGER, Role.ADMIN})

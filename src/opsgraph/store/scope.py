@@ -1,0 +1,105 @@
+"""Tenant scope: the only way code reaches tenant data.
+
+A `TenantScope` is made from a `Principal`, so no caller passes a raw tenant id. Every
+filter it sends gets `tenant_id`, every document it writes carries it, and an aggregate
+starts with a `$match` on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from pymongo import ReturnDocument
+from pymongo.collection import Collection
+from pymongo.database import Database
+from pymongo.results import DeleteResult, InsertManyResult, InsertOneResult, UpdateResult
+
+from opsgraph.principal import Principal
+
+Document = dict[str, Any]
+
+
+class ScopedCollection:
+    """A collection seen through one tenant."""
+
+    __slots__ = ("_coll", "tenant_id")
+
+    def __init__(self, coll: Collection[Document], tenant_id: str) -> None:
+        self._coll = coll
+        self.tenant_id = tenant_id
+
+    @property
+    def name(self) -> str:
+        return self._coll.name
+
+    def _f(self, flt: Mapping[str, Any] | None) -> Document:
+        return {**(flt or {}), "tenant_id": self.tenant_id}
+
+    def _d(self, doc: Mapping[str, Any]) -> Document:
+        return {**doc, "tenant_id": self.tenant_id}
+
+    def find(self, flt: Mapping[str, Any] | None = None, *, sort: Sequence[tuple[str, int]]
+             | None = None, limit: int = 0, projection: Mapping[str, Any] | None = None,
+             ) -> Iterator[Document]:
+        cur = self._coll.find(self._f(flt), projection, sort=list(sort) if sort else None,
+                              limit=limit)
+        return iter(cur)
+
+    def find_one(self, flt: Mapping[str, Any] | None = None, **kw: Any) -> Document | None:
+        return self._coll.find_one(self._f(flt), **kw)
+
+    def count(self, flt: Mapping[str, Any] | None = None) -> int:
+        return self._coll.count_documents(self._f(flt))
+
+    def insert_one(self, doc: Mapping[str, Any]) -> InsertOneResult:
+        return self._coll.insert_one(self._d(doc))
+
+    def insert_many(self, docs: Sequence[Mapping[str, Any]]) -> InsertManyResult:
+        return self._coll.insert_many([self._d(d) for d in docs])
+
+    def update_one(self, flt: Mapping[str, Any], update: Mapping[str, Any],
+                   upsert: bool = False) -> UpdateResult:
+        return self._coll.update_one(self._f(flt), update, upsert=upsert)
+
+    def update_many(self, flt: Mapping[str, Any], update: Mapping[str, Any]) -> UpdateResult:
+        return self._coll.update_many(self._f(flt), update)
+
+    def find_one_and_update(self, flt: Mapping[str, Any], update: Mapping[str, Any], *,
+                            upsert: bool = False, after: bool = True) -> Document | None:
+        """Atomic read-modify-write; the compare-and-set primitive."""
+        ret = ReturnDocument.AFTER if after else ReturnDocument.BEFORE
+        return self._coll.find_one_and_update(self._f(flt), update, upsert=upsert,
+                                              return_document=ret)
+
+    def delete_one(self, flt: Mapping[str, Any]) -> DeleteResult:
+        return self._coll.delete_one(self._f(flt))
+
+    def aggregate(self, pipeline: Sequence[Mapping[str, Any]]) -> list[Document]:
+        return list(self._coll.aggregate([{"$match": {"tenant_id": self.tenant_id}},
+                                          *pipeline]))
+
+
+class TenantScope:
+    """All of one tenant's data."""
+
+    __slots__ = ("_db", "tenant_id")
+
+    def __init__(self, db: Database[Document], tenant_id: str) -> None:
+        self._db = db
+        self.tenant_id = tenant_id
+
+    @classmethod
+    def of(cls, principal: Principal, db: Database[Document] | None = None) -> TenantScope:
+        """The scope of the principal's tenant."""
+        if db is None:
+            from opsgraph.store.client import get_db
+            db = get_db()
+        return cls(db, principal.tenant_id)
+
+    def __getitem__(self, name: str) -> ScopedCollection:
+        return ScopedCollection(self._db[name], self.tenant_id)
+
+    def tenant(self) -> Document | None:
+        """The tenant's settings document (plan, capability mode, ...)."""
+        return self._db["tenants"].find_one({"_id": self.tenant_id})

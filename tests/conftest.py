@@ -1,0 +1,65 @@
+"""Test fixtures: one real embedded store (SecantusDB, `:memory:`) per test session.
+
+Every test that touches data gets its own database name, so tests never see each other's
+records. Real model calls are impossible: the default model specs point at a scripted file
+that does not exist, so a test that forgets to pick a model fails loudly.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from opsgraph.settings import get_settings
+from opsgraph.store import embedded
+from opsgraph.store.client import get_db, reset_client
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session")
+def mongo_uri(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The URI of this test session's embedded store."""
+    log = tmp_path_factory.mktemp("store") / "store.log"
+    server = embedded.start(":memory:", log_path=log)
+    try:
+        yield server.uri
+    finally:
+        server.stop()
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    monkeypatch.setenv("OPSGRAPH_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("OPSGRAPH_TOKEN_SECRET", "test-secret")
+    monkeypatch.setenv("OPSGRAPH_MODEL", "scripted:/nonexistent/no-model-chosen.yaml")
+    monkeypatch.setenv("OPSGRAPH_LIGHT_MODEL", "scripted:/nonexistent/no-model-chosen.yaml")
+    monkeypatch.delenv("MONGODB_URI", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    for var in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_PROFILE"):
+        monkeypatch.delenv(var, raising=False)
+    get_settings.cache_clear()
+    yield
+    reset_client()
+    get_settings.cache_clear()
+
+
+@pytest.fixture
+def store_env(mongo_uri: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """Point this test at the session store, in a database of its own; returns the env."""
+    dbname = f"t_{uuid.uuid4().hex[:12]}"
+    monkeypatch.setenv("MONGODB_URI", mongo_uri)
+    monkeypatch.setenv("OPSGRAPH_DB", dbname)
+    get_settings.cache_clear()
+    reset_client()
+    return {k: v for k, v in os.environ.items()}
+
+
+@pytest.fixture
+def db(store_env: dict[str, str]):  # type: ignore[no-untyped-def]
+    """The test's own database on the real embedded store."""
+    return get_db()
