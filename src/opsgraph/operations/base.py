@@ -76,6 +76,7 @@ class Preview:
 ReadHandler = Callable[[Context, Any], Result]
 PreviewHandler = Callable[[Context, Any], Preview]
 ApplyHandler = Callable[[Context, Any, str], dict[str, Any]]
+AuthorizeHandler = Callable[[Context, Any], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +94,9 @@ class Operation:
     run: ReadHandler | None = None
     preview: PreviewHandler | None = None
     apply: ApplyHandler | None = None
+    authorize: AuthorizeHandler | None = None
+    """Value-level permission (raises Forbidden), e.g. refunds above a limit need admin.
+    Runs on direct calls, on agent previews and again on a manager's edited values."""
 
     @property
     def domain(self) -> str:
