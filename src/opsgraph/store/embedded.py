@@ -89,7 +89,7 @@ class EmbeddedServer:
 def start(storage: str, log_path: Path | None = None, timeout_s: float = 30.0) -> EmbeddedServer:
     """Start a server on a free loopback port with data at `storage` (or ':memory:')."""
     port = free_port()
-    log = open(log_path, "ab") if log_path else subprocess.DEVNULL  # noqa: SIM115
+    log = open(log_path, "ab") if log_path else subprocess.DEVNULL
     cmd = [_executable(), "--host", "127.0.0.1", "--port", str(port),
            "--storage-path", storage, "--log-level", "WARNING"]
     proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)

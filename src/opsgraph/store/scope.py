@@ -15,19 +15,33 @@ from pymongo.collection import Collection
 from pymongo.database import Database
 from pymongo.results import DeleteResult, InsertManyResult, InsertOneResult, UpdateResult
 
+from opsgraph.errors import Forbidden
 from opsgraph.principal import Principal
 
 Document = dict[str, Any]
 
 
+class ReadOnlyViolation(Forbidden):
+    """A read (or a preview) tried to write: the kind of a tool is enforced by its scope."""
+
+    code = "read_only_violation"
+
+
 class ScopedCollection:
-    """A collection seen through one tenant."""
+    """A collection seen through one tenant (optionally refusing every write)."""
 
-    __slots__ = ("_coll", "tenant_id")
+    __slots__ = ("_coll", "read_only", "tenant_id")
 
-    def __init__(self, coll: Collection[Document], tenant_id: str) -> None:
+    def __init__(self, coll: Collection[Document], tenant_id: str,
+                 read_only: bool = False) -> None:
         self._coll = coll
         self.tenant_id = tenant_id
+        self.read_only = read_only
+
+    def _writable(self) -> Collection[Document]:
+        if self.read_only:
+            raise ReadOnlyViolation(f"write to '{self._coll.name}' refused: read-only scope")
+        return self._coll
 
     @property
     def name(self) -> str:
@@ -53,27 +67,27 @@ class ScopedCollection:
         return self._coll.count_documents(self._f(flt))
 
     def insert_one(self, doc: Mapping[str, Any]) -> InsertOneResult:
-        return self._coll.insert_one(self._d(doc))
+        return self._writable().insert_one(self._d(doc))
 
     def insert_many(self, docs: Sequence[Mapping[str, Any]]) -> InsertManyResult:
-        return self._coll.insert_many([self._d(d) for d in docs])
+        return self._writable().insert_many([self._d(d) for d in docs])
 
     def update_one(self, flt: Mapping[str, Any], update: Mapping[str, Any],
                    upsert: bool = False) -> UpdateResult:
-        return self._coll.update_one(self._f(flt), update, upsert=upsert)
+        return self._writable().update_one(self._f(flt), update, upsert=upsert)
 
     def update_many(self, flt: Mapping[str, Any], update: Mapping[str, Any]) -> UpdateResult:
-        return self._coll.update_many(self._f(flt), update)
+        return self._writable().update_many(self._f(flt), update)
 
     def find_one_and_update(self, flt: Mapping[str, Any], update: Mapping[str, Any], *,
                             upsert: bool = False, after: bool = True) -> Document | None:
         """Atomic read-modify-write; the compare-and-set primitive."""
         ret = ReturnDocument.AFTER if after else ReturnDocument.BEFORE
-        return self._coll.find_one_and_update(self._f(flt), update, upsert=upsert,
+        return self._writable().find_one_and_update(self._f(flt), update, upsert=upsert,
                                               return_document=ret)
 
     def delete_one(self, flt: Mapping[str, Any]) -> DeleteResult:
-        return self._coll.delete_one(self._f(flt))
+        return self._writable().delete_one(self._f(flt))
 
     def aggregate(self, pipeline: Sequence[Mapping[str, Any]]) -> list[Document]:
         return list(self._coll.aggregate([{"$match": {"tenant_id": self.tenant_id}},
@@ -83,11 +97,16 @@ class ScopedCollection:
 class TenantScope:
     """All of one tenant's data."""
 
-    __slots__ = ("_db", "tenant_id")
+    __slots__ = ("_db", "read_only", "tenant_id")
 
-    def __init__(self, db: Database[Document], tenant_id: str) -> None:
+    def __init__(self, db: Database[Document], tenant_id: str, read_only: bool = False) -> None:
         self._db = db
         self.tenant_id = tenant_id
+        self.read_only = read_only
+
+    def reader(self) -> TenantScope:
+        """The same tenant, refusing every write (what read tools and previews get)."""
+        return TenantScope(self._db, self.tenant_id, read_only=True)
 
     @classmethod
     def of(cls, principal: Principal, db: Database[Document] | None = None) -> TenantScope:
@@ -98,7 +117,7 @@ class TenantScope:
         return cls(db, principal.tenant_id)
 
     def __getitem__(self, name: str) -> ScopedCollection:
-        return ScopedCollection(self._db[name], self.tenant_id)
+        return ScopedCollection(self._db[name], self.tenant_id, self.read_only)
 
     def tenant(self) -> Document | None:
         """The tenant's settings document (plan, capability mode, ...)."""
