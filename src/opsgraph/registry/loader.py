@@ -1,0 +1,196 @@
+"""Load and validate `agents/**/*.yaml` into a `Registry`.
+
+Every problem is reported, one `Problem` each, as `PATH: field: message`: YAML syntax,
+schema (unknown fields, vocabularies, a missing `read_only`), rules within a spec (see
+`spec.structural_problems`), rules against the operations catalogue (unknown tools, a write
+tool on a read-only or query agent) and rules across files (duplicate names, a file whose
+folder or name does not match the agent).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from opsgraph.errors import BadInput
+from opsgraph.registry.operation_index import OperationIndex, operation_index
+from opsgraph.registry.registry import Registry
+from opsgraph.registry.spec import NAME_RE, AgentSpec
+from opsgraph.settings import get_settings
+
+SPEC_SUFFIXES = (".yaml", ".yml")
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One thing wrong with one spec file."""
+
+    path: str
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.field}: {self.message}"
+
+
+def validate_paths(
+    paths: Sequence[Path | str], operations: OperationIndex | None = None
+) -> list[Problem]:
+    """Every problem in the spec files at `paths` (files or folders), cross-file included."""
+    return _load(paths, operations)[1]
+
+
+def load_registry(path: Path | str, operations: OperationIndex | None = None) -> Registry:
+    """The registry at `path`; raises `BadInput` listing every problem when it is invalid."""
+    specs, problems = _load([path], operations)
+    if problems:
+        lines = "\n".join(str(p) for p in problems)
+        raise BadInput(
+            f"invalid agent registry ({len(problems)} problem(s)):\n{lines}",
+            problems=[str(p) for p in problems],
+        )
+    return Registry({spec.name: spec for spec in specs}, root=Path(path))
+
+
+_cache: dict[Path, Registry] = {}
+_cache_lock = threading.Lock()
+
+
+def get_registry() -> Registry:
+    """The process-wide registry of `settings.agents_dir`, loaded once per folder."""
+    root = get_settings().agents_dir.resolve()
+    with _cache_lock:
+        if root not in _cache:
+            _cache[root] = load_registry(root)
+        return _cache[root]
+
+
+def clear_registry_cache() -> None:
+    """Forget loaded registries (tests, or after editing specs in a long-lived process)."""
+    with _cache_lock:
+        _cache.clear()
+
+
+def _load(
+    paths: Sequence[Path | str], operations: OperationIndex | None
+) -> tuple[list[AgentSpec], list[Problem]]:
+    index = operations if operations is not None else operation_index()
+    files, problems = _spec_files(Path(p) for p in paths)
+    loaded: list[tuple[Path, AgentSpec]] = []
+    for file in files:
+        spec, found = _read_spec(file, index)
+        problems.extend(found)
+        if spec is not None:
+            loaded.append((file, spec))
+    problems.extend(_cross_file_problems(loaded))
+    return [spec.bind(index) for _, spec in loaded], problems
+
+
+def _spec_files(paths: Iterable[Path]) -> tuple[list[Path], list[Problem]]:
+    files: dict[Path, Path] = {}  # resolved → as given, so a file named twice is read once
+    problems: list[Problem] = []
+    for path in paths:
+        if path.is_dir():
+            found = sorted(p for p in path.rglob("*") if p.suffix in SPEC_SUFFIXES)
+            if not found:
+                problems.append(Problem(str(path), "path", "no agent specs (*.yaml) found"))
+        elif path.is_file():
+            found = [path]
+        else:
+            found = []
+            problems.append(Problem(str(path), "path", "no such file or directory"))
+        for file in found:
+            files.setdefault(file.resolve(), file)
+    return list(files.values()), problems
+
+
+def _read_spec(path: Path, index: OperationIndex) -> tuple[AgentSpec | None, list[Problem]]:
+    where = str(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        return None, [Problem(where, "yaml", _yaml_message(exc))]
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, [Problem(where, "path", f"cannot read: {exc}")]
+    if not isinstance(data, dict):
+        got = "an empty file" if data is None else type(data).__name__
+        return None, [Problem(where, "yaml", f"expected a mapping of fields, got {got}")]
+    sink: list[tuple[str, str]] = []
+    problems: list[Problem] = []
+    spec: AgentSpec | None = None
+    try:
+        spec = AgentSpec.model_validate(data, context={"problems": sink})
+    except ValidationError as exc:
+        problems.extend(Problem(where, *_pydantic_problem(err)) for err in exc.errors())
+    problems.extend(Problem(where, field, msg) for field, msg in sink)
+    problems.extend(Problem(where, field, msg) for field, msg in _catalogue_problems(data, index))
+    if spec is not None:
+        problems.extend(_location_problems(path, spec))
+    return (spec if not problems else None), problems
+
+
+def _yaml_message(exc: yaml.YAMLError) -> str:
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc)
+    if mark is None:
+        return f"syntax error: {problem}"
+    return f"syntax error at line {mark.line + 1}, column {mark.column + 1}: {problem}"
+
+
+def _pydantic_problem(err: Any) -> tuple[str, str]:
+    loc: tuple[str | int, ...] = tuple(err["loc"])
+    field = ""
+    for part in loc:
+        field += f"[{part}]" if isinstance(part, int) else (f".{part}" if field else str(part))
+    kind, msg = err["type"], str(err["msg"])
+    if kind == "extra_forbidden":
+        return field, "unknown field"
+    if kind == "missing":
+        hint = " (declare read_only: true or false)" if field == "read_only" else ""
+        return field, f"required field is missing{hint}"
+    return field or "spec", msg.removeprefix("Value error, ")
+
+
+def _catalogue_problems(data: dict[str, Any], index: OperationIndex) -> list[tuple[str, str]]:
+    """Checks against the operations catalogue, run on the raw data so they always run."""
+    tools = data.get("tools")
+    if not isinstance(tools, list):
+        return []
+    ids = [t for t in tools if isinstance(t, str) and NAME_RE.match(t)]
+    problems = [("tools", f"unknown tool {t!r}") for t in ids if t not in index]
+    writes = [t for t in ids if t in index and index[t].kind == "write"]
+    read_only, kind = data.get("read_only"), data.get("kind")
+    for tool in writes:
+        if read_only is True:
+            problems.append(("tools", f"write tool {tool!r} on a read-only agent"))
+        elif kind == "query":
+            problems.append(("tools", f"write tool {tool!r} on a query agent"))
+    if kind == "query" and read_only is False and not writes and not data.get("visitor"):
+        problems.append(("read_only", "a query agent must be read_only: true"))
+    return problems
+
+
+def _location_problems(path: Path, spec: AgentSpec) -> list[Problem]:
+    expected = Path(spec.domain) / f"{spec.short_name}{path.suffix}"
+    if path.parent.name == spec.domain and path.stem == spec.short_name:
+        return []
+    return [Problem(str(path), "name",
+                    f"{spec.name!r} must live in {expected} (folder = domain, file = name)")]
+
+
+def _cross_file_problems(loaded: list[tuple[Path, AgentSpec]]) -> list[Problem]:
+    first: dict[str, Path] = {}
+    problems: list[Problem] = []
+    for path, spec in loaded:
+        if spec.name in first:
+            message = f"duplicate agent name {spec.name!r} (also in {first[spec.name]})"
+            problems.append(Problem(str(path), "name", message))
+        else:
+            first[spec.name] = path
+    return problems
