@@ -1,0 +1,32 @@
+"""The registry as one caller may use it (`GET /v1/agents`, `opsgraph agents list`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from opsgraph.gates import decide
+from opsgraph.principal import Principal, parse_plan
+from opsgraph.store.scope import TenantScope
+
+
+def agent_row(agent: Any) -> dict[str, Any]:
+    """The INTERFACES.md shape of one agent."""
+    return {"name": agent.name, "domain": agent.domain, "kind": agent.kind,
+            "operations": list(agent.operations), "read_only": agent.read_only,
+            "roles": list(agent.roles), "entitlement": agent.entitlement,
+            "visitor": agent.visitor, "tools": list(agent.tools),
+            "description": agent.description}
+
+
+def agents_for(principal: Principal) -> list[dict[str, Any]]:
+    """Agents the caller passes every gate for on at least one of the agent's verbs."""
+    from opsgraph.registry.loader import get_registry
+
+    tenant = TenantScope.of(principal).tenant() or {}
+    plan = parse_plan(str(tenant.get("plan", "basic")))
+    rows = []
+    for agent in get_registry().agents.values():
+        if any(decide(principal, agent, verb, plan=plan, mode="enforce")
+               for verb in agent.operations):
+            rows.append(agent_row(agent))
+    return rows

@@ -1,0 +1,37 @@
+"""Who is calling an HTTP route: a bearer token, or an anonymous visitor."""
+
+from __future__ import annotations
+
+import os
+
+from starlette.requests import Request
+
+from opsgraph.auth import verify_token
+from opsgraph.errors import Forbidden, Unauthorized
+from opsgraph.principal import Channel, Principal, Role
+
+TENANT_HEADER = "x-opsgraph-tenant"
+
+
+def principal_of(request: Request) -> Principal:
+    """The caller: `Authorization: Bearer <token>`; no header → a visitor.
+
+    A visitor's tenant comes from the `X-Opsgraph-Tenant` header, else
+    `OPSGRAPH_DEFAULT_TENANT` (default `demo`).
+    """
+    header = request.headers.get("authorization")
+    if not header:
+        tenant = request.headers.get(TENANT_HEADER) or os.environ.get(
+            "OPSGRAPH_DEFAULT_TENANT", "demo")
+        return Principal.visitor(tenant.strip(), Channel.API)
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise Unauthorized("Authorization header must be 'Bearer <token>'")
+    return verify_token(token)
+
+
+def require_roles(principal: Principal, *roles: Role, action: str) -> None:
+    """Forbidden unless the caller holds one of `roles`."""
+    if not (principal.roles & set(roles)):
+        need = " or ".join(r.value for r in roles)
+        raise Forbidden(f"{action} needs the {need} role")

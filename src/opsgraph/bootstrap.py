@@ -1,0 +1,38 @@
+"""Prepare the store once per process: every index, idempotently."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from pymongo.database import Database
+
+_done: set[str] = set()
+_lock = threading.Lock()
+
+
+def prepare_store(db: Database[dict[str, Any]] | None = None) -> Database[dict[str, Any]]:
+    """Create every collection's indexes (once per process and database)."""
+    from opsgraph.approvals.indexes import ensure_indexes as approval_indexes
+    from opsgraph.engine.threads import ensure_indexes as thread_indexes
+    from opsgraph.store.client import get_db
+    from opsgraph.store.indexes import ensure_indexes as domain_indexes
+
+    db = db if db is not None else get_db()
+    with _lock:
+        if db.name not in _done:
+            domain_indexes(db)
+            approval_indexes(db)
+            thread_indexes(db)
+            _done.add(db.name)
+    return db
+
+
+def seed_if_new(db: Database[dict[str, Any]], tenant: str = "demo") -> bool:
+    """Seed the demo data set on first start; True when it seeded."""
+    from opsgraph.store.seed import seed
+
+    if db["tenants"].find_one({"_id": tenant}) is not None:
+        return False
+    seed(db, tenant=tenant)
+    return True

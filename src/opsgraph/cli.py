@@ -1,0 +1,119 @@
+"""`opsgraph`: the command line (INTERFACES.md). `--json` prints machine-readable output to
+stdout; errors go to stderr with a non-zero exit (2 for bad input)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from opsgraph.errors import OpsgraphError
+from opsgraph.principal import Principal, parse_channel, parse_role
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def out(args: argparse.Namespace, data: Any, human: Callable[[Any], str] | None = None) -> None:
+    """Print `data` as JSON with --json, else as text."""
+    if getattr(args, "json", False) or human is None:
+        print(json.dumps(data, indent=None if getattr(args, "json", False) else 2, default=str))
+    else:
+        print(human(data))
+
+
+def principal_from(args: argparse.Namespace, default_role: str) -> Principal:
+    role = parse_role(getattr(args, "role", None) or default_role)
+    channel = parse_channel(getattr(args, "channel", None) or "dashboard")
+    return Principal(args.tenant.strip(), (args.user or "cli").strip(), frozenset({role}), channel)
+
+
+def store() -> Any:
+    from opsgraph.bootstrap import prepare_store
+
+    return prepare_store()
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from opsgraph.bootstrap import seed_if_new
+    from opsgraph.registry.loader import get_registry
+
+    get_registry()  # refuse to start on an invalid registry
+    if seed_if_new(store()):
+        print("seeded the demo tenant", file=sys.stderr)
+    uvicorn.run("opsgraph.api.app:app", host=args.host, port=args.port, log_level="info")
+    return 0
+
+
+def cmd_seed(args: argparse.Namespace) -> int:
+    from opsgraph.store.seed import seed
+
+    out(args, seed(store(), tenant=args.tenant))
+    return 0
+
+
+def cmd_token(args: argparse.Namespace) -> int:
+    from opsgraph.auth import issue_token
+
+    token = issue_token(principal_from(args, "staff"))
+    out(args, {"token": token}, lambda d: d["token"])
+    return 0
+
+
+def _add_principal(p: argparse.ArgumentParser, role: str | None) -> None:
+    p.add_argument("--tenant", default="demo")
+    p.add_argument("--user", default=None)
+    p.add_argument("--role", default=None, help=f"default: {role}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from opsgraph import cli_commands as cc
+
+    parser = argparse.ArgumentParser(prog="opsgraph", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("serve", help="serve the API and dashboard")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8000)
+    p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser("seed", help="load the demo data set (idempotent)")
+    p.add_argument("--tenant", default="demo")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_seed)
+
+    p = sub.add_parser("token", help="print a bearer token for local use")
+    p.add_argument("--tenant", required=True)
+    p.add_argument("--user", required=True)
+    p.add_argument("--role", required=True)
+    p.add_argument("--channel", default="dashboard")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_token)
+
+    cc.add_agent_commands(sub)
+    cc.add_run_commands(sub, _add_principal)
+    cc.add_approval_commands(sub, _add_principal)
+    cc.add_ops_commands(sub, _add_principal)
+    cc.add_bench_command(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        code: int = args.func(args)
+    except OpsgraphError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        return 2 if 400 <= exc.status < 500 else 1
+    except KeyboardInterrupt:
+        return 130
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

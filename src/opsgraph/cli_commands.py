@@ -1,0 +1,225 @@
+"""The `opsgraph` subcommands beyond serve/seed/token: registry, runs, approvals, ops."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from opsgraph.errors import BadInput
+
+AddPrincipal = Callable[[argparse.ArgumentParser, str | None], None]
+
+
+def _cli() -> Any:
+    from opsgraph import cli
+
+    return cli
+
+
+# --- registry ---------------------------------------------------------------------------
+
+def cmd_agents_list(args: argparse.Namespace) -> int:
+    from opsgraph.api.catalog import agent_row
+    from opsgraph.registry.loader import get_registry
+
+    rows = [agent_row(a) for a in get_registry().agents.values()]
+    for row in rows:
+        row.pop("description")
+    _cli().out(args, rows, lambda rs: "\n".join(
+        f"{r['name']:<36} {r['kind']:<7} {'ro' if r['read_only'] else 'rw'} "
+        f"{','.join(r['operations'])}" for r in rs))
+    return 0
+
+
+def cmd_agents_validate(args: argparse.Namespace) -> int:
+    from opsgraph.registry.loader import validate_paths
+
+    problems = validate_paths([Path(p) for p in args.paths])
+    for problem in problems:
+        print(str(problem), file=sys.stderr)
+    if problems:
+        return 2
+    print("valid", file=sys.stderr)
+    return 0
+
+
+def cmd_rank(args: argparse.Namespace) -> int:
+    from opsgraph.registry.ranker import rank_agents
+
+    if not args.request.strip():
+        raise BadInput("REQUEST: must not be empty")
+    if args.top < 1:
+        raise BadInput("--top: must be at least 1")
+    ranked = [r.to_json() for r in rank_agents(args.request, top_k=args.top)]
+    _cli().out(args, ranked, lambda rs: "\n".join(
+        f"{r['score']:.3f}  {r['agent']:<36} {r['domain']}" for r in rs))
+    return 0
+
+
+def add_agent_commands(sub: Any) -> None:
+    agents = sub.add_parser("agents", help="the agent registry").add_subparsers(
+        dest="agents_command", required=True)
+    p = agents.add_parser("list", help="list the agents")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_agents_list)
+    p = agents.add_parser("validate", help="validate spec files or directories")
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    p.set_defaults(func=cmd_agents_validate)
+    p = sub.add_parser("rank", help="rank agents for a request")
+    p.add_argument("request", metavar="REQUEST")
+    p.add_argument("--top", type=int, default=5)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_rank)
+
+
+# --- runs ---------------------------------------------------------------------------------
+
+def print_events(args: argparse.Namespace, events: Iterable[Any]) -> int:
+    """Print a run's events; exit 1 when the run failed."""
+    status = "failed"
+    for ev in events:
+        if ev.event == "run_finished":
+            status = ev.data["status"]
+        if args.json:
+            print(ev.to_json_line(), flush=True)
+        else:
+            _human_event(ev)
+    return 1 if status == "failed" else 0
+
+
+def _human_event(ev: Any) -> None:
+    d = ev.data
+    if ev.event == "token":
+        print(d["text"], end="", flush=True)
+    elif ev.event == "plan":
+        for t in d["tasks"]:
+            deps = f" after {', '.join(t['depends_on'])}" if t["depends_on"] else ""
+            print(f"plan  {t['id']}: {t['domain']}.{t['operation']} → {t['agent']}{deps}")
+    elif ev.event == "task_finished":
+        print(f"task  {d['task_id']} {d['status']}")
+    elif ev.event == "answer":
+        print()
+        for s in d["sources"]:
+            print(f"  source: {s['kind']} {s['id']} {s['title']}")
+    elif ev.event == "approval_required":
+        for c in d["changes"]:
+            print(f"needs approval  {c['change_id']}: {c['summary']} (expires {c['expires_at']})")
+    elif ev.event == "error":
+        print(f"error  {d.get('code')}: {d.get('message')}", file=sys.stderr)
+    elif ev.event == "run_finished":
+        print(f"run {d['status']} (thread {d['thread_id']})")
+
+
+def cmd_chat(args: argparse.Namespace) -> int:
+    from opsgraph.engine.runner import stream_run
+
+    _cli().store()
+    principal = _cli().principal_from(args, "staff")
+    return print_events(args, stream_run(principal, args.message, thread_id=args.thread,
+                                         model=args.model))
+
+
+def add_run_commands(sub: Any, add_principal: AddPrincipal) -> None:
+    p = sub.add_parser("chat", help="one run of the assistant")
+    p.add_argument("message", metavar="MESSAGE")
+    add_principal(p, "staff")
+    p.add_argument("--channel", default="dashboard")
+    p.add_argument("--thread", default=None)
+    p.add_argument("--model", default=None, metavar="SPEC")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_chat)
+
+
+# --- approvals ----------------------------------------------------------------------------
+
+def cmd_approvals_list(args: argparse.Namespace) -> int:
+    from opsgraph.approvals.pending import list_changes
+    from opsgraph.store.scope import TenantScope
+
+    _cli().store()
+    principal = _cli().principal_from(args, "manager")
+    rows = [c.to_json() for c in list_changes(TenantScope.of(principal), "pending")]
+    _cli().out(args, rows, lambda rs: "\n".join(
+        f"{r['change_id']}  {r['operation']:<28} {r['summary']}" for r in rs) or "none pending")
+    return 0
+
+
+def cmd_approvals_decide(args: argparse.Namespace) -> int:
+    from opsgraph.engine.approval_flow import decide_and_resume
+
+    _cli().store()
+    principal = _cli().principal_from(args, "manager")
+    values = None
+    if args.values is not None:
+        try:
+            values = json.loads(args.values)
+        except json.JSONDecodeError as exc:
+            raise BadInput(f"--values: invalid JSON ({exc.msg})") from None
+        if not isinstance(values, dict):
+            raise BadInput("--values: must be a JSON object")
+    events = decide_and_resume(principal, args.change_id, args.decision,
+                               feedback=args.feedback, values=values, model=args.model)
+    return print_events(args, events)
+
+
+def add_approval_commands(sub: Any, add_principal: AddPrincipal) -> None:
+    approvals = sub.add_parser("approvals", help="pending changes").add_subparsers(
+        dest="approvals_command", required=True)
+    p = approvals.add_parser("list", help="pending changes of a tenant")
+    add_principal(p, "manager")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_approvals_list)
+    p = approvals.add_parser("decide", help="decide a change and resume its run")
+    p.add_argument("change_id", metavar="CHANGE_ID")
+    p.add_argument("--decision", required=True,
+                   choices=["approve", "reject", "revise", "edit"])
+    p.add_argument("--feedback", default=None)
+    p.add_argument("--values", default=None, metavar="JSON")
+    add_principal(p, "manager")
+    p.add_argument("--model", default=None, metavar="SPEC")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_approvals_decide)
+
+
+# --- operations and bench -----------------------------------------------------------------
+
+def cmd_ops_call(args: argparse.Namespace) -> int:
+    from opsgraph.operations.direct import call_operation
+
+    try:
+        op_args = json.loads(args.args)
+    except json.JSONDecodeError as exc:
+        raise BadInput(f"--args: invalid JSON ({exc.msg})") from None
+    if not isinstance(op_args, dict):
+        raise BadInput("--args: must be a JSON object")
+    _cli().store()
+    result = call_operation(_cli().principal_from(args, "staff"), args.op_id, op_args)
+    _cli().out(args, result)
+    return 0
+
+
+def add_ops_commands(sub: Any, add_principal: AddPrincipal) -> None:
+    ops = sub.add_parser("ops", help="operations").add_subparsers(dest="ops_command",
+                                                                  required=True)
+    p = ops.add_parser("call", help="run one operation directly")
+    p.add_argument("op_id", metavar="OP_ID")
+    p.add_argument("--args", required=True, metavar="JSON")
+    add_principal(p, "staff")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_ops_call)
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from opsgraph.bench import run_bench
+
+    return run_bench(json_output=args.json)
+
+
+def add_bench_command(sub: Any) -> None:
+    p = sub.add_parser("bench", help="the performance benchmark")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_bench)

@@ -1,0 +1,98 @@
+"""Run one sub-task with its agent: prompt, bound tools, the tool loop, proposals."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langgraph.types import interrupt
+
+from opsgraph.engine import model_calls
+from opsgraph.engine.context import RunContext
+from opsgraph.engine.tool_loop import AskModel, LoopResult, OnProposal, run_tool_loop
+from opsgraph.operations.base import Context
+from opsgraph.tools.binding import bind_agent_tools
+from opsgraph.tools.contract import DATA_NOTICE, Proposal
+
+
+def task_brief(task: dict[str, Any], dep_results: dict[str, dict[str, Any]]) -> str:
+    """The human turn of an agent: its instruction and what earlier tasks found (as data)."""
+    lines = [task["instruction"]]
+    if dep_results:
+        found = {tid: {"agent": r.get("agent"), "status": r.get("status"),
+                       "result": r.get("content")} for tid, r in dep_results.items()}
+        lines += ["", "Results of the tasks this one depends on. " + DATA_NOTICE,
+                  json.dumps(found, default=str, ensure_ascii=False)]
+    return "\n".join(lines)
+
+
+def decision_message(decision: Any) -> tuple[bool, str]:
+    """What the agent is told after a person decided its proposal."""
+    if not isinstance(decision, dict):
+        return False, f"Unexpected decision {decision!r}; nothing was applied."
+    outcome = decision.get("outcome")
+    who = decision.get("decided_by", "a manager")
+    if outcome == "applied":
+        edited = " with edits" if decision.get("edited") else ""
+        return True, (f"Approved{edited} by {who} and applied. Result: "
+                      + json.dumps(decision.get("result"), default=str))
+    if outcome == "revise":
+        return False, (f"{who} asked for a revision: {decision.get('feedback') or '(no text)'}. "
+                       "Propose a revised change with the same tool.")
+    if outcome == "rejected":
+        why = decision.get("feedback")
+        return False, f"Rejected by {who}" + (f": {why}" if why else "") + ". Nothing changed."
+    if outcome == "expired":
+        return False, "The proposal expired before anyone decided. Nothing changed."
+    return False, f"The change failed to apply: {decision.get('error') or outcome}."
+
+
+def proposal_handler(ctx: RunContext, agent: str, task_id: str) -> OnProposal:
+    """Record each proposal as a pending change, then pause for the decision.
+
+    Recording is idempotent (thread, task, fingerprint), because on resume the code before
+    `interrupt()` runs again.
+    """
+    def on_proposal(proposal: Proposal) -> tuple[bool, str]:
+        from opsgraph.approvals.pending import record_pending
+
+        change = record_pending(
+            ctx.scope, thread_id=ctx.thread_id, task_id=task_id, agent=agent,
+            operation=proposal.operation, args=proposal.args, preview=proposal.preview,
+            proposed_by=ctx.principal.user_id)
+        decision = interrupt({"change_id": change.change_id, "task_id": task_id,
+                              "card": change.card()})
+        return decision_message(decision)
+
+    return on_proposal
+
+
+def _asker(ctx: RunContext, spec: str, task_id: str, checkpointed: bool) -> AskModel:
+    def ask(messages: list[BaseMessage], tools: list[dict[str, Any]]) -> AIMessage:
+        if checkpointed:
+            return model_calls.model_turn(spec, list(messages), tools, "task", task_id).result()
+        return model_calls.invoke(ctx, spec, messages, tools, stage="task", task_id=task_id)
+
+    return ask
+
+
+def run_agent(ctx: RunContext, agent: Any, task: dict[str, Any],
+              dep_results: dict[str, dict[str, Any]]) -> LoopResult:
+    """Run `agent` on `task`; action agents' turns are checkpointed and may interrupt."""
+    from opsgraph.models.factory import get_chat_model
+    from opsgraph.models.overrides import resolve_model_spec
+    from opsgraph.models.prompt_cache import cached_system_message
+    from opsgraph.registry.prompt import system_prompt
+
+    tools = bind_agent_tools(Context(ctx.scope, ctx.principal), agent.tools, ctx.plan)
+    requires = {op.replace(".", "_"): [r.replace(".", "_") for r in needs]
+                for op, needs in agent.requires.items()}
+    spec = resolve_model_spec(ctx.scope, agent.name, agent.model_tier, ctx.run_model)
+    acts = agent.kind == "action"
+    system = cached_system_message(get_chat_model(spec), system_prompt(agent))
+    messages: list[BaseMessage] = [system, HumanMessage(task_brief(task, dep_results))]
+    return run_tool_loop(
+        ask=_asker(ctx, spec, task["id"], checkpointed=acts), tools=tools, requires=requires,
+        messages=messages, max_rounds=agent.round_limit, agent=agent.name,
+        on_proposal=proposal_handler(ctx, agent.name, task["id"]) if acts else None)

@@ -1,0 +1,79 @@
+"""What one run carries besides its checkpointed state: who, where, limits, usage."""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from opsgraph.errors import RunAborted
+from opsgraph.principal import Plan, Principal
+from opsgraph.store.scope import TenantScope
+
+MAX_PARALLEL_TASKS = 8
+
+
+def _env_int(name: str, default: int) -> int:
+    try:
+        return int(os.environ.get(name, default))
+    except ValueError:
+        return default
+
+
+class CapReached(RunAborted):
+    """A run limit stopped a runaway: `cap` names which one."""
+
+    code = "cap_reached"
+
+    def __init__(self, cap: str, message: str) -> None:
+        super().__init__(message, cap=cap)
+        self.cap = cap
+
+
+@dataclass
+class Usage:
+    """Model calls and tokens of one run (thread-safe accumulation)."""
+
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def add(self, tokens: dict[str, int]) -> None:
+        with self._lock:
+            self.input_tokens += tokens.get("input", 0)
+            self.output_tokens += tokens.get("output", 0)
+            self.cache_read_tokens += tokens.get("cache_read", 0)
+            self.cache_write_tokens += tokens.get("cache_write", 0)
+
+    def spend_call(self, budget: int, where: str) -> None:
+        """Count one model call; past the per-run budget the run stops."""
+        with self._lock:
+            if self.calls >= budget:
+                raise CapReached("model_call_budget",
+                                 f"model call budget of {budget} per run reached at {where}")
+            self.calls += 1
+
+    def to_json(self) -> dict[str, int]:
+        return {"model_calls": self.calls, "input_tokens": self.input_tokens,
+                "output_tokens": self.output_tokens,
+                "cache_read_tokens": self.cache_read_tokens,
+                "cache_write_tokens": self.cache_write_tokens}
+
+
+@dataclass
+class RunContext:
+    """Handed to every node and task through LangGraph's runtime context (not persisted)."""
+
+    principal: Principal
+    scope: TenantScope
+    plan: Plan
+    capability_mode: str
+    thread_id: str
+    run_model: str | None = None
+    call_budget: int = field(default_factory=lambda: _env_int("OPSGRAPH_RUN_MODEL_CALLS", 60))
+    usage: Usage = field(default_factory=Usage)
+    extra: dict[str, Any] = field(default_factory=dict)

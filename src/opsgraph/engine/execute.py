@@ -1,0 +1,119 @@
+"""The execute node: every sub-task as a `@task` future, started the moment it can run.
+
+All tasks are called up front, in topological order, so the call order — which is how
+LangGraph recognises a task on resume — is the same on every run. Each task waits inside
+itself for the futures of its dependencies; writers also wait for the previous writer,
+so proposals are made one at a time. Interrupts from every writer are collected and
+raised together: every approval card surfaces at once, each resumable by its own id.
+"""
+
+from __future__ import annotations
+
+import logging
+from concurrent.futures import Future
+from typing import Any
+
+from langgraph.config import get_stream_writer
+from langgraph.errors import GraphInterrupt
+from langgraph.func import task
+from langgraph.runtime import Runtime, get_runtime
+from langgraph.types import Interrupt
+
+from opsgraph.engine.context import CapReached, RunContext
+from opsgraph.engine.plan import PlannedTask, TaskPlan, topological
+from opsgraph.gates import decide
+
+log = logging.getLogger(__name__)
+
+
+def _result(task: dict[str, Any], status: str, **fields: Any) -> dict[str, Any]:
+    return {"task_id": task["id"], "agent": task.get("agent"), "status": status,
+            "content": fields.pop("content", ""), "sources": fields.pop("sources", []),
+            **fields}
+
+
+def _wait_dependencies(deps: dict[str, Future[dict[str, Any]]],
+                       after: Future[dict[str, Any]] | None) -> dict[str, dict[str, Any]]:
+    if after is not None:  # the previous writer: finished or paused, either way its turn is over
+        try:
+            after.result()
+        except BaseException:  # noqa: BLE001,S110 - its own future reports its outcome
+            pass
+    results = {}
+    for tid, fut in deps.items():
+        try:
+            results[tid] = fut.result()
+        except GraphInterrupt:
+            raise GraphInterrupt(()) from None  # wait for the decision; its card is elsewhere
+    return results
+
+
+def _run(ctx: RunContext, task: dict[str, Any],
+         dep_results: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    from opsgraph.engine.agent_run import run_agent
+    from opsgraph.registry.loader import get_registry
+
+    emit = get_stream_writer()
+    blocked = [tid for tid, r in dep_results.items() if r["status"] != "completed"]
+    if blocked:
+        return _result(task, "skipped", error=f"depends on {', '.join(blocked)}, which did not "
+                                              "complete")
+    if not task.get("agent"):
+        return _result(task, "failed", error=f"no agent serves {task['operation']} in "
+                                             f"{task['domain']}")
+    agent = get_registry().get(task["agent"])
+    decision = decide(ctx.principal, agent, task["operation"], plan=ctx.plan,
+                      mode="enforce" if ctx.capability_mode == "enforce" else "observe")
+    if not decision:
+        return _result(task, "denied", error=decision.reason, gate=decision.gate)
+    emit({"event": "task_started", "data": {"task_id": task["id"], "agent": agent.name}})
+    try:
+        loop = run_agent(ctx, agent, task, dep_results)
+    except GraphInterrupt:
+        raise
+    except CapReached as exc:
+        emit({"event": "error", "data": {"code": exc.code, "message": exc.message,
+                                         "cap": exc.cap, "task_id": task["id"]}})
+        return _result(task, "failed", error=exc.message, cap=exc.cap)
+    except Exception as exc:
+        log.exception("task %s (%s) failed", task["id"], agent.name)
+        return _result(task, "failed", error=str(exc) or type(exc).__name__)
+    return _result(task, "completed", content=loop.content,
+                   sources=[s.to_json() for s in loop.sources], tool_calls=loop.tool_calls)
+
+
+@task
+def run_subtask(task: dict[str, Any], deps: dict[str, Future[dict[str, Any]]],
+                after: Future[dict[str, Any]] | None) -> dict[str, Any]:
+    """One sub-task: wait for what it needs, pass the gates, run its agent."""
+    ctx: RunContext = get_runtime().context
+    dep_results = _wait_dependencies(deps, after)
+    result = _run(ctx, task, dep_results)
+    get_stream_writer()({"event": "task_finished", "data": {
+        "task_id": task["id"], "agent": task.get("agent"), "status": result["status"]}})
+    return result
+
+
+def execute(state: dict[str, Any], runtime: Runtime[RunContext]) -> dict[str, Any]:
+    """Start every sub-task as a future; gather all; raise every interrupt together."""
+    tasks = {t["id"]: t for t in state.get("plan") or []}
+    plan = TaskPlan(tasks=[PlannedTask.model_validate({k: v for k, v in t.items() if k != "agent"})
+                           for t in tasks.values()])
+    futures: dict[str, Future[dict[str, Any]]] = {}
+    last_writer: Future[dict[str, Any]] | None = None
+    for planned in topological(plan):
+        spec = tasks[planned.id]
+        deps = {d: futures[d] for d in planned.depends_on}
+        futures[planned.id] = run_subtask(spec, deps, last_writer if planned.writes else None)
+        if planned.writes:
+            last_writer = futures[planned.id]
+    results: dict[str, dict[str, Any]] = {}
+    interrupts: list[Interrupt] = []
+    for tid, fut in futures.items():
+        try:
+            results[tid] = fut.result()
+        except GraphInterrupt as exc:
+            interrupts.extend(exc.args[0] if exc.args else ())
+    if interrupts:
+        raise GraphInterrupt(tuple(interrupts))
+    return {"results": results}

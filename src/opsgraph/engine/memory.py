@@ -1,0 +1,47 @@
+"""Conversation memory: the thread's past turns, compacted as it grows.
+
+Past 20 messages the older part is folded into one summary entry and the latest 10 stay
+verbatim. The summary is extractive (the first sentence of each older turn), so it costs
+no model call and is the same on every replay.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+KEEP_VERBATIM = 10
+COMPACT_AFTER = 20
+_SENTENCE = re.compile(r"(?<=[.!?])\s")
+
+
+def _gist(text: str, limit: int = 160) -> str:
+    first = _SENTENCE.split(text.strip(), maxsplit=1)[0]
+    return first if len(first) <= limit else first[: limit - 1] + "…"
+
+
+def add_history(left: list[dict[str, Any]] | None,
+                right: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    """State reducer: append turns, then compact when the thread grows past the limit."""
+    merged = [*(left or []), *(right or [])]
+    if len(merged) <= COMPACT_AFTER:
+        return merged
+    older, recent = merged[:-KEEP_VERBATIM], merged[-KEEP_VERBATIM:]
+    lines = []
+    for turn in older:
+        if turn["role"] == "summary":
+            lines.append(turn["content"])
+        else:
+            lines.append(f"{turn['role']}: {_gist(turn['content'])}")
+    return [{"role": "summary", "content": "\n".join(lines)}, *recent]
+
+
+def render_history(history: list[dict[str, Any]]) -> str:
+    """The history as text for the planner (empty string for a new thread)."""
+    lines = []
+    for turn in history:
+        if turn["role"] == "summary":
+            lines.append("Earlier in this conversation (summary):\n" + turn["content"])
+        else:
+            lines.append(f"{turn['role']}: {turn['content']}")
+    return "\n".join(lines)

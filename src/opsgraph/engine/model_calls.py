@@ -1,0 +1,88 @@
+"""Every model call of a run goes through here: metadata, budget, concurrency, usage.
+
+The metadata `{"opsgraph_stage", "task_id"}` tags each call (the scripted model answers
+from it); the per-run budget and the process-wide slot limit stop runaways and overload.
+A writer task's turns run as LangGraph `@task`s so that on resume they come back from the
+checkpoint instead of calling the model again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langgraph.func import task
+
+from opsgraph.engine.context import RunContext
+
+
+def _metadata(stage: str, task_id: str | None) -> dict[str, Any]:
+    return {"opsgraph_stage": stage, "task_id": task_id}
+
+
+def _bound(spec: str, tools: list[dict[str, Any]]) -> Any:
+    from opsgraph.models.factory import get_chat_model
+
+    from opsgraph.models.prompt_cache import bind_tools_cached
+
+    model = get_chat_model(spec)
+    return bind_tools_cached(model, tools) if tools else model
+
+
+def invoke(ctx: RunContext, spec: str, messages: list[BaseMessage], tools: list[dict[str, Any]],
+           *, stage: str, task_id: str | None = None) -> AIMessage:
+    """One model call with tools offered; counted, limited and tagged."""
+    from opsgraph.models.limits import model_call_slot
+    from opsgraph.models.usage import usage_of
+
+    ctx.usage.spend_call(ctx.call_budget, f"{stage} {task_id or ''}".strip())
+    model = _bound(spec, tools)
+    with model_call_slot():
+        reply = model.invoke(messages, config={"metadata": _metadata(stage, task_id)})
+    if not isinstance(reply, AIMessage):
+        reply = AIMessage(content=str(getattr(reply, "content", reply)))
+    ctx.usage.add(usage_of(reply))
+    return reply
+
+
+def structured(ctx: RunContext, spec: str, messages: list[BaseMessage], schema: type[Any],
+               *, stage: str) -> Any:
+    """A typed answer (e.g. a TaskPlan) via the model's structured output."""
+    from opsgraph.models.factory import get_chat_model
+    from opsgraph.models.limits import model_call_slot
+
+    ctx.usage.spend_call(ctx.call_budget, stage)
+    model = get_chat_model(spec).with_structured_output(schema)
+    with model_call_slot():
+        return model.invoke(messages, config={"metadata": _metadata(stage, None)})
+
+
+def stream_text(ctx: RunContext, spec: str, messages: list[BaseMessage], *,
+                stage: str) -> Iterator[str]:
+    """Stream the text of one answer as it comes."""
+    from opsgraph.models.factory import get_chat_model
+    from opsgraph.models.limits import model_call_slot
+    from opsgraph.models.usage import usage_of
+
+    ctx.usage.spend_call(ctx.call_budget, stage)
+    model = get_chat_model(spec)
+    total: AIMessageChunk | None = None
+    with model_call_slot():
+        for chunk in model.stream(messages, config={"metadata": _metadata(stage, None)}):
+            total = chunk if total is None else total + chunk
+            text = chunk.text if isinstance(chunk.text, str) else str(chunk.content)
+            if text:
+                yield text
+    if total is not None:
+        ctx.usage.add(usage_of(total))
+
+
+@task
+def model_turn(spec: str, messages: list[BaseMessage], tools: list[dict[str, Any]],
+               stage: str, task_id: str) -> AIMessage:
+    """A checkpointed model turn (writer tasks): replayed, not re-asked, on resume."""
+    from langgraph.runtime import get_runtime
+
+    ctx: RunContext = get_runtime().context
+    return invoke(ctx, spec, messages, tools, stage=stage, task_id=task_id)

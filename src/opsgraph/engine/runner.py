@@ -1,0 +1,124 @@
+"""Entry points of a run: start one from a message, or resume one after a decision.
+
+Both are plain generators of `Event`s (the CLI prints them, the API streams them as SSE).
+A run ends with `run_finished` whose status is `completed`, `awaiting_approval` or
+`failed`; nothing holds a connection open while a manager thinks.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+from langgraph.types import Command, Interrupt
+
+from opsgraph.engine.context import RunContext
+from opsgraph.engine.events import Event, EventIds
+from opsgraph.engine.threads import thread_lease
+from opsgraph.errors import BadInput, OpsgraphError
+from opsgraph.principal import Principal, parse_plan
+from opsgraph.store.scope import TenantScope
+
+log = logging.getLogger(__name__)
+RECURSION_LIMIT = 25
+
+
+def graph_thread_id(principal: Principal, thread_id: str) -> str:
+    """Checkpoints are keyed per tenant: no tenant can reach another's thread."""
+    return f"{principal.tenant_id}:{thread_id}"
+
+
+def make_context(principal: Principal, thread_id: str, run_model: str | None) -> RunContext:
+    scope = TenantScope.of(principal)
+    tenant = scope.tenant() or {}
+    return RunContext(principal=principal, scope=scope,
+                      plan=parse_plan(str(tenant.get("plan", "basic"))),
+                      capability_mode=str(tenant.get("capability_mode", "observe")),
+                      thread_id=thread_id, run_model=run_model)
+
+
+def _config(principal: Principal, thread_id: str) -> dict[str, Any]:
+    return {"configurable": {"thread_id": graph_thread_id(principal, thread_id)},
+            "recursion_limit": RECURSION_LIMIT, "max_concurrency": 32}
+
+
+def _cards(interrupts: tuple[Interrupt, ...]) -> list[dict[str, Any]]:
+    return [i.value["card"] for i in interrupts if isinstance(i.value, dict) and "card" in i.value]
+
+
+def _drive(ctx: RunContext, graph_input: Any, ids: EventIds) -> Iterator[Event]:
+    from opsgraph.engine.graph import get_graph
+
+    graph = get_graph()
+    config = _config(ctx.principal, ctx.thread_id)
+    cards: list[dict[str, Any]] = []
+    status = "completed"
+    try:
+        for mode, chunk in graph.stream(graph_input, config, context=ctx,
+                                        stream_mode=["custom", "updates"], durability="sync"):
+            if mode == "custom":
+                yield ids.make(chunk["event"], chunk["data"])
+            elif "__interrupt__" in chunk:
+                cards = _cards(chunk["__interrupt__"])
+        if cards:
+            status = "awaiting_approval"
+            yield ids.make("approval_required", {"thread_id": ctx.thread_id, "changes": cards})
+    except OpsgraphError as exc:
+        status = "failed"
+        yield ids.make("error", {"code": exc.code, "message": exc.message})
+    except Exception as exc:  # a fault, not bad input: logged in full, reported briefly
+        log.exception("run on thread %s failed", ctx.thread_id)
+        status = "failed"
+        yield ids.make("error", {"code": "internal", "message": str(exc) or type(exc).__name__})
+    yield ids.make("run_finished", {"thread_id": ctx.thread_id, "status": status,
+                                    "usage": ctx.usage.to_json()})
+
+
+def stream_run(principal: Principal, message: str, *, thread_id: str | None = None,
+               model: str | None = None) -> Iterator[Event]:
+    """Run one message on a thread (new or continuing)."""
+    if not message or not message.strip():
+        raise BadInput("message: must not be empty")
+    if model is not None:
+        from opsgraph.models.spec import parse_model_spec
+
+        parse_model_spec(model)
+    thread_id = thread_id or "th_" + uuid.uuid4().hex[:16]
+    ctx = make_context(principal, thread_id, model)
+    ids = EventIds()
+    with thread_lease(ctx.scope, thread_id):
+        yield ids.make("run_started", {"thread_id": thread_id, "run_id": ids.run_id})
+        graph_input = {"request": message.strip(), "plan": [], "results": {}, "answer": None,
+                       "history": [{"role": "user", "content": message.strip()}]}
+        yield from _drive(ctx, graph_input, ids)
+
+
+def pending_interrupts(principal: Principal, thread_id: str) -> tuple[Interrupt, ...]:
+    """The interrupts a thread is paused on (empty when it is not paused)."""
+    from opsgraph.engine.graph import get_graph
+
+    state = get_graph().get_state(_config(principal, thread_id))
+    return tuple(state.interrupts)
+
+
+def stream_resume(principal: Principal, thread_id: str, decisions: dict[str, Any], *,
+                  model: str | None = None) -> Iterator[Event]:
+    """Resume a paused thread with decisions keyed by change id.
+
+    Each change id is matched to the interrupt that carries it; undecided cards pause again.
+    """
+    ctx = make_context(principal, thread_id, model)
+    ids = EventIds()
+    with thread_lease(ctx.scope, thread_id):
+        by_change = {i.value.get("change_id"): i.id for i in pending_interrupts(principal, thread_id)
+                     if isinstance(i.value, dict)}
+        resume = {by_change[cid]: value for cid, value in decisions.items() if cid in by_change}
+        yield ids.make("run_started", {"thread_id": thread_id, "run_id": ids.run_id})
+        if not resume:
+            yield ids.make("error", {"code": "not_paused",
+                                     "message": "the run is not waiting for these changes"})
+            yield ids.make("run_finished", {"thread_id": thread_id, "status": "failed"})
+            return
+        yield from _drive(ctx, Command(resume=resume), ids)

@@ -1,0 +1,106 @@
+"""The one tool-calling primitive every agent uses.
+
+Hand the model the tools it may call now (the prerequisite frontier), dispatch each
+requested call by name — independent calls of one round concurrently — and return each
+result to the context as data. Two things differ per agent: the tool set and the stop rule
+(`max_rounds`: query agents 2 tool rounds, action agents 5 loops). After the last allowed
+round the model is asked once more without tools; a model that still asks for tools has
+run away and the loop stops with `CapReached`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+
+from opsgraph.engine.context import CapReached
+from opsgraph.operations.base import Source
+from opsgraph.tools.contract import BoundTool, Proposal, ToolOutcome
+from opsgraph.tools.prerequisites import frontier
+
+AskModel = Callable[[list[BaseMessage], list[dict[str, Any]]], AIMessage]
+OnProposal = Callable[[Proposal], tuple[bool, str]]
+"""Records a proposal and waits for the decision; returns (applied, message for the model)."""
+
+# Tool calls are I/O (MongoDB); a small shared pool runs the calls of one round together.
+_POOL = ThreadPoolExecutor(max_workers=16, thread_name_prefix="opsgraph-tool")
+
+
+@dataclass
+class LoopResult:
+    """What an agent's loop produced."""
+
+    content: str
+    rounds: int
+    sources: list[Source] = field(default_factory=list)
+    tool_calls: int = 0
+
+
+def _text(message: AIMessage) -> str:
+    content = message.content
+    if isinstance(content, str):
+        return content
+    parts = [p.get("text", "") if isinstance(p, dict) else str(p) for p in content]
+    return "".join(parts)
+
+
+def _closed(name: str, tools: Mapping[str, BoundTool], requires: Mapping[str, Sequence[str]],
+            succeeded: set[str]) -> ToolOutcome:
+    if name not in tools:
+        return ToolOutcome(False, f"unknown tool {name!r}; available: {', '.join(tools)}")
+    missing = [r for r in requires.get(name, ()) if r not in succeeded]
+    return ToolOutcome(False, f"{name} is not available yet: first complete "
+                              + ", ".join(missing))
+
+
+def dispatch(calls: Sequence[dict[str, Any]], tools: Mapping[str, BoundTool],
+             offered: Sequence[str], requires: Mapping[str, Sequence[str]],
+             succeeded: set[str]) -> list[ToolOutcome]:
+    """Run one round's calls by name, concurrently; closed or unknown tools answer an error."""
+    def one(call: dict[str, Any]) -> ToolOutcome:
+        name = call.get("name", "")
+        if name not in offered:
+            return _closed(name, tools, requires, succeeded)
+        return tools[name].call(call.get("args") or {})
+
+    if len(calls) == 1:
+        return [one(calls[0])]
+    return list(_POOL.map(one, calls))
+
+
+def run_tool_loop(*, ask: AskModel, tools: Mapping[str, BoundTool],
+                  requires: Mapping[str, Sequence[str]], messages: list[BaseMessage],
+                  max_rounds: int, agent: str,
+                  on_proposal: OnProposal | None = None) -> LoopResult:
+    """Run the model ↔ tools loop until the model answers without tool calls."""
+    succeeded: set[str] = set()
+    result = LoopResult(content="", rounds=0)
+    while True:
+        offered = frontier(list(tools), requires, succeeded) if result.rounds < max_rounds else []
+        reply = ask(messages, [tools[name].schema() for name in offered])
+        messages.append(reply)
+        if not reply.tool_calls:
+            result.content = _text(reply)
+            return result
+        if result.rounds >= max_rounds:
+            raise CapReached("tool_rounds",
+                             f"{agent} stopped at its cap of {max_rounds} tool rounds")
+        result.rounds += 1
+        outcomes = dispatch(reply.tool_calls, tools, offered, requires, succeeded)
+        for call, outcome in zip(reply.tool_calls, outcomes, strict=True):
+            ok, text = outcome.ok, outcome.for_model()
+            if outcome.proposal is not None:
+                if on_proposal is None:
+                    ok, text = False, "this agent cannot propose changes"
+                else:
+                    ok, text = on_proposal(outcome.proposal)
+            result.tool_calls += 1
+            result.sources.extend(outcome.sources)
+            if ok:
+                succeeded.add(call["name"])
+            messages.append(ToolMessage(text, tool_call_id=call.get("id") or call["name"],
+                                        name=call["name"]))
