@@ -1,0 +1,74 @@
+"""The knowledge base (policies, FAQ, opening hours): search and read documents.
+
+Document `knowledge`: {_id, slug, title, body (Markdown), tags}.
+Search ranks passages (one per Markdown section, titled) with BM25 and returns the best
+documents with the passage that matched; those documents are the answer's sources.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import Field
+
+from opsgraph.operations.access import ANYONE
+from opsgraph.operations.base import Context, Operation, OpInput, Result, Source
+from opsgraph.operations.ranking import BM25
+from opsgraph.operations.records import Document, record_json, require
+
+_HEADING = re.compile(r"^#{1,6}\s+", re.MULTILINE)
+_RESULTS = 5
+_SNIPPET = 700
+
+
+class KnowledgeSearch(OpInput):
+    query: str = Field(min_length=1, max_length=500,
+                       description="What to look up, in plain words (\"refund policy\").")
+
+
+class KnowledgeGet(OpInput):
+    document: str = Field(min_length=1, description="The document: id, slug or title.")
+
+
+def passages(doc: Document) -> list[tuple[str, str]]:
+    """(key, text) per Markdown section of a document; each text leads with the title."""
+    parts = [p.strip() for p in _HEADING.split(str(doc.get("body", ""))) if p.strip()]
+    title = str(doc["title"])
+    return [(f"{doc['_id']}#{n}", f"{title}\n{part}") for n, part in enumerate(parts)]
+
+
+def _source(doc: Document) -> Source:
+    return Source("document", str(doc["_id"]), str(doc["title"]))
+
+
+def search_knowledge(ctx: Context, args: KnowledgeSearch) -> Result:
+    """The documents that best answer the query, each with its best passage."""
+    docs = {str(d["_id"]): d for d in ctx.scope["knowledge"].find({}, sort=[("_id", 1)])}
+    texts = dict(p for d in docs.values() for p in passages(d))
+    best: dict[str, tuple[float, str]] = {}
+    for key, score in BM25.of(texts.items()).search(args.query, limit=len(texts)):
+        doc_id = key.split("#", 1)[0]
+        if doc_id not in best:
+            best[doc_id] = (score, texts[key])
+    ranked = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))[:_RESULTS]
+    results = [{"id": doc_id, "title": docs[doc_id]["title"], "slug": docs[doc_id].get("slug"),
+                "score": round(score, 3), "passage": text[:_SNIPPET]}
+               for doc_id, (score, text) in ranked]
+    return Result({"query": args.query, "results": results},
+                  tuple(_source(docs[doc_id]) for doc_id, _ in ranked))
+
+
+def get_document(ctx: Context, args: KnowledgeGet) -> Result:
+    """One document in full (a source)."""
+    doc = require(ctx, "knowledge", args.document, "document")
+    return Result(record_json(doc), (_source(doc),))
+
+
+OPERATIONS: tuple[Operation, ...] = (
+    Operation("knowledge.search", "read", "search", KnowledgeSearch,
+              "Search the club's policies, FAQ and opening hours; cite what it returns.",
+              ANYONE, "knowledge", run=search_knowledge),
+    Operation("knowledge.get", "read", "get", KnowledgeGet,
+              "Read one knowledge-base document in full.",
+              ANYONE, "knowledge", {"document": "knowledge"}, run=get_document),
+)

@@ -1,0 +1,194 @@
+"""Members: search, look up, create and update member records.
+
+Document `members`: {_id, tenant_id, name, email (lower case), phone, status, membership,
+joined (YYYY-MM-DD), notes}. Status and membership are what a member pays for and whether
+they may book, so changing them needs a manager.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from opsgraph.errors import BadInput, Conflict, Forbidden
+from opsgraph.operations.access import MEMBERS_UP, STAFF_UP, is_manager, require_self
+from opsgraph.operations.base import Context, Operation, OpInput, Preview, Result, Source
+from opsgraph.operations.ranking import name_score, normalise
+from opsgraph.operations.records import (
+    Document,
+    derived_id,
+    insert_once,
+    record_json,
+    require,
+    update_once,
+    was_applied,
+)
+
+MemberStatus = Literal["active", "paused", "cancelled"]
+Membership = Literal["standard", "premium", "off_peak", "junior", "family"]
+EMAIL_PATTERN = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
+SENSITIVE_FIELDS = ("status", "membership")
+_SEARCH_LIMIT = 10
+
+
+class MemberSearch(OpInput):
+    query: str = Field(min_length=1, max_length=200,
+                       description="A name, email or phone number, whole or in part.")
+
+
+class MemberGet(OpInput):
+    member: str = Field(min_length=1, description="The member: id, full name or email.")
+
+
+class MemberNew(OpInput):
+    name: str = Field(min_length=1, max_length=120, description="Full name of the new member.")
+    email: str = Field(pattern=EMAIL_PATTERN, max_length=200,
+                       description="Email address; must not belong to another member.")
+    phone: str | None = Field(None, max_length=40, description="Phone number, if known.")
+
+
+class MemberChanges(OpInput):
+    name: str | None = Field(None, min_length=1, max_length=120, description="New full name.")
+    email: str | None = Field(None, pattern=EMAIL_PATTERN, max_length=200,
+                              description="New email address.")
+    phone: str | None = Field(None, max_length=40, description="New phone number.")
+    notes: str | None = Field(None, max_length=2000, description="New staff notes.")
+    status: MemberStatus | None = Field(None, description="New status (manager only).")
+    membership: Membership | None = Field(None, description="New membership (manager only).")
+
+    @model_validator(mode="after")
+    def _something_changes(self) -> MemberChanges:
+        if not self.as_dict():
+            raise ValueError("name at least one field to change")
+        return self
+
+    def as_dict(self) -> dict[str, str]:
+        """The fields this change sets (email lower-cased, as stored)."""
+        out = self.model_dump(exclude_none=True)
+        if "email" in out:
+            out["email"] = out["email"].lower()
+        return out
+
+
+class MemberUpdate(OpInput):
+    member: str = Field(min_length=1, description="The member: id, full name or email.")
+    changes: MemberChanges = Field(description="Fields to change, each with its new value.")
+
+
+def _source(doc: Document) -> Source:
+    return Source("member", str(doc["_id"]), str(doc["name"]))
+
+
+def _email_taken(ctx: Context, email: str, except_id: str) -> Document | None:
+    return ctx.scope["members"].find_one({"email": email.lower(), "_id": {"$ne": except_id}})
+
+
+def search_members(ctx: Context, args: MemberSearch) -> Result:
+    """Members whose name, email or phone resembles the query, best first."""
+    query = args.query
+    digits = re.sub(r"\D", "", query)
+    scored: list[tuple[float, Document]] = []
+    for doc in ctx.scope["members"].find({}):
+        score = name_score(query, str(doc.get("name", "")))
+        email = str(doc.get("email", ""))
+        if normalise(query) in email:
+            score = max(score, 1.0 if normalise(query) == email else 0.85)
+        phone = re.sub(r"\D", "", str(doc.get("phone") or ""))
+        if len(digits) >= 4 and digits in phone:
+            score = max(score, 0.85)
+        if score >= 0.5:
+            scored.append((score, doc))
+    scored.sort(key=lambda item: (-item[0], str(item[1]["name"]), str(item[1]["_id"])))
+    matches = [{"id": d["_id"], "name": d["name"], "email": d.get("email"),
+                "phone": d.get("phone"), "status": d.get("status"),
+                "membership": d.get("membership"), "score": round(s, 3)}
+               for s, d in scored[:_SEARCH_LIMIT]]
+    return Result({"query": query, "matches": matches, "total": len(scored)})
+
+
+def get_member(ctx: Context, args: MemberGet) -> Result:
+    """The member record (a source)."""
+    doc = require(ctx, "members", args.member, "member")
+    return Result(record_json(doc), (_source(doc),))
+
+
+def authorize_get(ctx: Context, args: MemberGet) -> None:
+    """A member may read only their own record."""
+    require_self(ctx, args.member, "read a member record")
+
+
+def _new_member(ctx: Context, args: MemberNew) -> Document:
+    return {"name": args.name, "email": args.email.lower(), "phone": args.phone,
+            "status": "active", "membership": "standard",
+            "joined": ctx.now.date().isoformat(), "notes": ""}
+
+
+def preview_create(ctx: Context, args: MemberNew) -> Preview:
+    """Check the email is free; show the new record."""
+    taken = _email_taken(ctx, args.email, "")
+    if taken is not None:
+        raise Conflict(f"email: {args.email} already belongs to {taken['name']} ({taken['_id']})")
+    new = _new_member(ctx, args)
+    return Preview(f"Create member {args.name} <{new['email']}>", {}, new)
+
+
+def apply_create(ctx: Context, args: MemberNew, change_id: str) -> Document:
+    """Insert the member under an id derived from the change."""
+    member_id = derived_id(ctx, "mem", change_id)
+    coll = ctx.scope["members"]
+    if coll.find_one({"_id": member_id}) is None:
+        preview_create(ctx, args)  # the store may have moved since the preview
+    doc = insert_once(coll, {"_id": member_id, **_new_member(ctx, args), "change_id": change_id})
+    return {"member": record_json(doc)}
+
+
+def preview_update(ctx: Context, args: MemberUpdate) -> Preview:
+    """Old and new values of the changed fields; refuses a change that changes nothing."""
+    doc = require(ctx, "members", args.member, "member")
+    changes = args.changes.as_dict()
+    if "email" in changes:
+        taken = _email_taken(ctx, changes["email"], args.member)
+        if taken is not None:
+            raise Conflict(f"changes.email: {changes['email']} already belongs to "
+                           f"{taken['name']} ({taken['_id']})")
+    if all(doc.get(k) == v for k, v in changes.items()):
+        raise BadInput(f"changes: {doc['name']} already has these values")
+    old = {k: doc.get(k) for k in changes}
+    detail = ", ".join(f"{k} {old[k]!r} → {v!r}" for k, v in changes.items())
+    return Preview(f"Update {doc['name']} ({doc['_id']}): {detail}", old, changes)
+
+
+def apply_update(ctx: Context, args: MemberUpdate, change_id: str) -> Document:
+    """Set the new values once per change id."""
+    coll = ctx.scope["members"]
+    if not was_applied(coll, args.member, change_id):
+        preview_update(ctx, args)
+        update_once(coll, args.member, change_id, {"$set": args.changes.as_dict()})
+    return {"member": record_json(require(ctx, "members", args.member, "member"))}
+
+
+def authorize_update(ctx: Context, args: MemberUpdate) -> None:
+    """Status and membership are what a member pays for: managers only."""
+    touched = [f for f in SENSITIVE_FIELDS if f in args.changes.as_dict()]
+    if touched and not is_manager(ctx.principal):
+        raise Forbidden(f"changing a member's {' or '.join(touched)} needs a manager")
+
+
+OPERATIONS: tuple[Operation, ...] = (
+    Operation("members.search", "read", "search", MemberSearch,
+              "Find members by name, email or phone (partial and misspelt names work).",
+              STAFF_UP, "members", run=search_members),
+    Operation("members.get", "read", "get", MemberGet,
+              "One member's full record: contact details, status, membership, notes.",
+              MEMBERS_UP, "members", {"member": "members"}, run=get_member,
+              authorize=authorize_get),
+    Operation("members.create", "write", "create", MemberNew,
+              "Create a new member (active, standard membership).",
+              STAFF_UP, "members", preview=preview_create, apply=apply_create),
+    Operation("members.update", "write", "update", MemberUpdate,
+              "Change a member's details; status or membership changes need a manager.",
+              STAFF_UP, "members", {"member": "members"}, preview=preview_update,
+              apply=apply_update, authorize=authorize_update),
+)
