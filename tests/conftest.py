@@ -56,6 +56,9 @@ def store_env(mongo_uri: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]
     monkeypatch.setenv("OPSGRAPH_DB", dbname)
     get_settings.cache_clear()
     reset_client()
+    from opsgraph.engine.graph import reset_graph
+
+    reset_graph()
     return {k: v for k, v in os.environ.items()}
 
 
@@ -63,3 +66,30 @@ def store_env(mongo_uri: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]
 def db(store_env: dict[str, str]):  # type: ignore[no-untyped-def]
     """The test's own database on the real embedded store."""
     return get_db()
+
+
+@pytest.fixture
+def demo_db(db):  # type: ignore[no-untyped-def]
+    """The test's database with every index and the demo data set (both tenants)."""
+    from opsgraph.bootstrap import prepare_store
+    from opsgraph.store.seed import seed
+
+    prepare_store(db)
+    seed(db, tenant="demo")
+    seed(db, tenant="acme")
+    return db
+
+
+@pytest.fixture
+def script(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """Write a scripted-model file; returns its `scripted:` model spec."""
+    import yaml
+
+    counter = iter(range(1000))
+
+    def write(content: dict) -> str:  # type: ignore[type-arg]
+        path = tmp_path / f"script_{next(counter)}.yaml"
+        path.write_text(yaml.safe_dump(content, sort_keys=False))
+        return f"scripted:{path}"
+
+    return write

@@ -1,0 +1,140 @@
+"""The supervisor graph end to end: real graph, real store, scripted models."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.engine.helpers import chat, finished, of, person, statuses
+
+pytestmark = pytest.mark.usefixtures("demo_db")
+
+
+def task(tid: str, domain: str, verb: str, instruction: str, deps: list[str] | None = None
+         ) -> dict[str, Any]:
+    return {"id": tid, "domain": domain, "operation": verb, "instruction": instruction,
+            "depends_on": deps or []}
+
+
+def call(name: str, **args: Any) -> dict[str, Any]:
+    return {"tool_calls": [{"name": name, "args": args}]}
+
+
+def test_parallel_plan_with_dependencies_answers_with_sources(script: Any) -> None:
+    model = script({
+        "plan": {"tasks": [
+            task("t1", "members", "get", "Look up Emily Chen"),
+            task("t2", "knowledge", "search", "Find the cancellation policy"),
+            task("t3", "bookings", "list", "List Emily Chen's bookings", ["t1"]),
+        ]},
+        "turns": {
+            "t1": [{**call("members_search", query="Emily Chen"), "delay_ms": 300},
+                   call("members_get", member="Emily Chen"),
+                   {"content": "Emily Chen is a junior member."}],
+            "t2": [{**call("knowledge_search", query="cancellation policy"), "delay_ms": 300},
+                   {"content": "Cancellations need 24 hours notice."}],
+            "t3": [call("bookings_list", member="Emily Chen"),
+                   {"content": "She has upcoming bookings."}],
+        },
+        "synthesis": "Emily Chen is a junior member; cancellations need 24 hours notice.",
+    })
+    events = chat(person("staff"), "What do we know about Emily Chen and cancellations?", model)
+    names = [e.event for e in events]
+    assert names[0] == "run_started" and names[-1] == "run_finished"
+    assert finished(events)["status"] == "completed"
+    assert statuses(events) == {"t1": "completed", "t2": "completed", "t3": "completed"}
+    # t1 and t2 run side by side; t3 starts only once t1 has finished.
+    order = [(e.event, e.data.get("task_id")) for e in events
+             if e.event in ("task_started", "task_finished")]
+    first_finish = next(i for i, (ev, _) in enumerate(order) if ev == "task_finished")
+    assert {("task_started", "t1"), ("task_started", "t2")} <= set(order[:first_finish])
+    assert order.index(("task_started", "t3")) > order.index(("task_finished", "t1"))
+    plan = of(events, "plan")[0]["tasks"]
+    assert [t["agent"] for t in plan] == ["members.lookup", "knowledge.faq", "bookings.lookup"]
+    tokens = [d["text"] for d in of(events, "token")]
+    answer = of(events, "answer")[0]
+    assert len(tokens) > 3 and "".join(tokens) == answer["text"]
+    assert answer["text"].startswith("Emily Chen is a junior member")
+    kinds = {s["kind"] for s in answer["sources"]}
+    assert "member" in kinds and "document" in kinds
+    assert any(s["id"] == "mem_demo_008" for s in answer["sources"])
+    ids = [e.id for e in events]
+    assert len(ids) == len(set(ids))
+
+
+def test_denied_task_never_reaches_a_model(script: Any) -> None:
+    # No turns for t1: if the denied task reached the model, the scripted model would fail.
+    model = script({"plan": {"tasks": [task("t1", "reports", "report", "Revenue this month")]},
+                    "synthesis": "You are not allowed to see revenue reports."})
+    events = chat(person("member", user="mem_demo_008"), "show me revenue", model)
+    assert statuses(events) == {"t1": "denied"}
+    assert not of(events, "task_started")
+    assert finished(events)["status"] == "completed"
+    assert finished(events)["usage"]["model_calls"] == 2  # plan + synthesis only
+
+
+def test_runaway_query_agent_stops_at_its_round_cap(script: Any) -> None:
+    model = script({
+        "plan": {"tasks": [task("t1", "members", "search", "Find Emily")]},
+        "turns": {"t1": [call("members_search", query="Emily")] * 5},
+        "synthesis": "I could not finish that.",
+    })
+    events = chat(person("staff"), "find emily", model)
+    errors = of(events, "error")
+    assert errors and errors[0]["cap"] == "tool_rounds"
+    assert "2 tool rounds" in errors[0]["message"]
+    assert statuses(events) == {"t1": "failed"}
+    assert finished(events)["status"] == "completed"
+
+
+def test_run_model_call_budget_stops_a_run(script: Any, monkeypatch: pytest.MonkeyPatch
+                                           ) -> None:
+    monkeypatch.setenv("OPSGRAPH_RUN_MODEL_CALLS", "2")
+    model = script({
+        "plan": {"tasks": [task("t1", "members", "search", "Find Emily")]},
+        "turns": {"t1": [call("members_search", query="Emily"), {"content": "found"}]},
+        "synthesis": "done",
+    })
+    events = chat(person("staff"), "find emily", model)
+    assert any(e.get("cap") == "model_call_budget" or "budget" in e["message"]
+               for e in of(events, "error"))
+    assert finished(events)["status"] == "failed"
+
+
+def test_invalid_plan_is_repaired_once_then_reported(script: Any) -> None:
+    model = script({"plan": {"tasks": [task("t1", "spaceships", "launch", "Go to the moon")]},
+                    "synthesis": "unused"})
+    events = chat(person("staff"), "launch a rocket", model)
+    error = of(events, "error")[0]
+    assert error["code"] == "invalid_plan"
+    assert "unknown domain 'spaceships'" in error["message"]
+    assert finished(events)["status"] == "failed"
+    assert finished(events)["usage"]["model_calls"] == 2  # the plan and one repair
+
+
+def test_tenant_override_changes_the_model_an_agent_uses(script: Any, demo_db: Any) -> None:
+    from opsgraph.engine.graph import get_graph
+    from opsgraph.engine.runner import graph_thread_id
+    from opsgraph.models.overrides import set_overrides
+    from opsgraph.registry.loader import get_registry
+    from opsgraph.store.scope import TenantScope
+
+    plan = {"tasks": [task("t1", "members", "search", "Find Emily")]}
+    default = script({"plan": plan, "synthesis": "ok",
+                      "turns": {"t1": [{"content": "from the run model"}]}})
+    override = script({"turns": {"t1": [{"content": "from the tenant override"}]}})
+    set_overrides(TenantScope(demo_db, "demo"), {"members.lookup": override},
+                  set(get_registry().agents), "admin")
+    staff = person("staff")
+    events = chat(staff, "find emily", default, thread="th-override")
+    assert finished(events)["status"] == "completed"
+    state = get_graph().get_state({"configurable": {
+        "thread_id": graph_thread_id(staff, "th-override")}})
+    assert state.values["results"]["t1"]["content"] == "from the tenant override"
+    # acme has no override: the same request there uses the run's model.
+    acme = person("staff", tenant="acme")
+    chat(acme, "find emily", default, thread="th-acme")
+    state = get_graph().get_state({"configurable": {
+        "thread_id": graph_thread_id(acme, "th-acme")}})
+    assert state.values["results"]["t1"]["content"] == "from the run model"
