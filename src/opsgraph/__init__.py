@@ -1,2 +1,3 @@
 from typing import Final
+
 __version__: Final = "0.1.0"

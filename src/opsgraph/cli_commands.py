@@ -216,7 +216,8 @@ def add_ops_commands(sub: Any, add_principal: AddPrincipal) -> None:
 def cmd_bench(args: argparse.Namespace) -> int:
     from opsgraph.bench import run_bench
 
-    return run_bench(json_output=args.json)
+    code: int = run_bench(json_output=args.json)
+    return code
 
 
 def add_bench_command(sub: Any) -> None:

@@ -72,13 +72,15 @@ async def runs(request: Request) -> Response:
 
 
 async def list_approvals(request: Request) -> Response:
-    from opsgraph.approvals.pending import list_changes
+    from opsgraph.approvals.pending import STATUSES, list_changes
     from opsgraph.store.scope import TenantScope
 
     principal = principal_of(request)
     require_roles(principal, Role.MANAGER, Role.ADMIN, action="listing approvals")
     status = request.query_params.get("status", "pending")
-    changes = await run_in_threadpool(list_changes, TenantScope.of(principal), status)
+    if status not in STATUSES:
+        raise BadInput(f"status: unknown status {status!r} (allowed: {', '.join(STATUSES)})")
+    changes = await run_in_threadpool(list_changes, TenantScope.of(principal), status)  # type: ignore[arg-type]
     return JSONResponse({"changes": [c.to_json() for c in changes]})
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
@@ -54,13 +55,15 @@ def proposal_handler(ctx: RunContext, agent: str, task_id: str) -> OnProposal:
     Recording is idempotent (thread, task, fingerprint), because on resume the code before
     `interrupt()` runs again.
     """
+    attempts = itertools.count()  # replays in the same order, so the same attempt numbers
+
     def on_proposal(proposal: Proposal) -> tuple[bool, str]:
         from opsgraph.approvals.pending import record_pending
 
         change = record_pending(
             ctx.scope, thread_id=ctx.thread_id, task_id=task_id, agent=agent,
             operation=proposal.operation, args=proposal.args, preview=proposal.preview,
-            proposed_by=ctx.principal.user_id)
+            proposed_by=ctx.principal.user_id, attempt=next(attempts))
         decision = interrupt({"change_id": change.change_id, "task_id": task_id,
                               "card": change.card()})
         return decision_message(decision)

@@ -42,7 +42,8 @@ def decide_and_resume(principal: Principal, change_id: str, decision: str, *,
         decided = decide(scope, change_id, decision, principal, feedback=feedback, values=values)
     except Gone:
         change = get_change(scope, change_id)
-        value = {"change_id": change_id, "outcome": "expired", "decided_by": principal.user_id}
+        value: dict[str, Any] = {"change_id": change_id, "outcome": "expired",
+                                 "decided_by": principal.user_id}
         with contextlib.suppress(Conflict):  # someone else already told the run
             for _ in resume_change(principal, scope, change_id, change.thread_id, value, model):
                 pass  # the run learns it expired; its events are not this caller's answer

@@ -68,7 +68,7 @@ def make_plan(ctx: RunContext, request: str, history: list[dict[str, Any]]) -> T
 
     spec = ctx.run_model or tier_spec("default")
     messages = _planner_messages(ctx, request, history)
-    plan = model_calls.structured(ctx, spec, messages, TaskPlan, stage="decompose")
+    plan: TaskPlan = model_calls.structured(ctx, spec, messages, TaskPlan, stage="decompose")
     problems = plan_problems(plan)
     if problems:
         messages += [AIMessage(plan.model_dump_json()),

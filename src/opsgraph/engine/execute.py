@@ -37,7 +37,7 @@ def _wait_dependencies(deps: dict[str, Future[dict[str, Any]]],
     if after is not None:  # the previous writer: finished or paused, either way its turn is over
         try:
             after.result()
-        except BaseException:  # noqa: BLE001,S110 - its own future reports its outcome
+        except BaseException:
             pass
     results = {}
     for tid, fut in deps.items():
@@ -86,7 +86,7 @@ def _run(ctx: RunContext, task: dict[str, Any],
 def run_subtask(task: dict[str, Any], deps: dict[str, Future[dict[str, Any]]],
                 after: Future[dict[str, Any]] | None) -> dict[str, Any]:
     """One sub-task: wait for what it needs, pass the gates, run its agent."""
-    ctx: RunContext = get_runtime().context
+    ctx = get_runtime(RunContext).context
     dep_results = _wait_dependencies(deps, after)
     result = _run(ctx, task, dep_results)
     get_stream_writer()({"event": "task_finished", "data": {

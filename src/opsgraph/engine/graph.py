@@ -29,6 +29,7 @@ class RunState(TypedDict, total=False):
     plan: Annotated[list[dict[str, Any]], _replace]
     results: Annotated[dict[str, dict[str, Any]], _replace]
     answer: dict[str, Any] | None
+    run_model: str | None
 
 
 _lock = threading.Lock()
@@ -38,9 +39,9 @@ _compiled: CompiledStateGraph[Any, Any, Any, Any] | None = None
 def build_graph() -> StateGraph[Any, Any, Any, Any]:
     """The graph, uncompiled."""
     graph: StateGraph[Any, Any, Any, Any] = StateGraph(RunState, context_schema=RunContext)
-    graph.add_node("decompose", decompose)
-    graph.add_node("execute", execute)
-    graph.add_node("synthesise", synthesise)
+    graph.add_node("decompose", decompose)  # type: ignore[type-var]
+    graph.add_node("execute", execute)  # type: ignore[type-var]
+    graph.add_node("synthesise", synthesise)  # type: ignore[type-var]
     graph.add_edge(START, "decompose")
     graph.add_edge("decompose", "execute")
     graph.add_edge("execute", "synthesise")

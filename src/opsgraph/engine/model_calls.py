@@ -23,7 +23,6 @@ def _metadata(stage: str, task_id: str | None) -> dict[str, Any]:
 
 def _bound(spec: str, tools: list[dict[str, Any]]) -> Any:
     from opsgraph.models.factory import get_chat_model
-
     from opsgraph.models.prompt_cache import bind_tools_cached
 
     model = get_chat_model(spec)
@@ -84,5 +83,5 @@ def model_turn(spec: str, messages: list[BaseMessage], tools: list[dict[str, Any
     """A checkpointed model turn (writer tasks): replayed, not re-asked, on resume."""
     from langgraph.runtime import get_runtime
 
-    ctx: RunContext = get_runtime().context
+    ctx = get_runtime(RunContext).context
     return invoke(ctx, spec, messages, tools, stage=stage, task_id=task_id)

@@ -10,8 +10,9 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.types import Command, Interrupt
 
 from opsgraph.engine.context import RunContext
@@ -39,7 +40,7 @@ def make_context(principal: Principal, thread_id: str, run_model: str | None) ->
                       thread_id=thread_id, run_model=run_model)
 
 
-def _config(principal: Principal, thread_id: str) -> dict[str, Any]:
+def _config(principal: Principal, thread_id: str) -> RunnableConfig:
     return {"configurable": {"thread_id": graph_thread_id(principal, thread_id)},
             "recursion_limit": RECURSION_LIMIT, "max_concurrency": 32}
 
@@ -56,8 +57,9 @@ def _drive(ctx: RunContext, graph_input: Any, ids: EventIds) -> Iterator[Event]:
     cards: list[dict[str, Any]] = []
     status = "completed"
     try:
-        for mode, chunk in graph.stream(graph_input, config, context=ctx,
-                                        stream_mode=["custom", "updates"], durability="sync"):
+        parts = graph.stream(graph_input, config, context=ctx,
+                             stream_mode=["custom", "updates"], durability="sync")
+        for mode, chunk in cast(Iterator[tuple[str, dict[str, Any]]], parts):
             if mode == "custom":
                 yield ids.make(chunk["event"], chunk["data"])
             elif "__interrupt__" in chunk:
@@ -90,17 +92,19 @@ def stream_run(principal: Principal, message: str, *, thread_id: str | None = No
     ids = EventIds()
     with thread_lease(ctx.scope, thread_id):
         yield ids.make("run_started", {"thread_id": thread_id, "run_id": ids.run_id})
-        graph_input = {"request": message.strip(), "plan": [], "results": {}, "answer": None,
-                       "history": [{"role": "user", "content": message.strip()}]}
+        text = message.strip()
+        graph_input: dict[str, Any] = {
+            "request": text, "plan": [], "results": {}, "answer": None, "run_model": model,
+            "history": [{"role": "user", "content": text}]}
         yield from _drive(ctx, graph_input, ids)
 
 
-def pending_interrupts(principal: Principal, thread_id: str) -> tuple[Interrupt, ...]:
-    """The interrupts a thread is paused on (empty when it is not paused)."""
+def paused_state(principal: Principal, thread_id: str) -> tuple[tuple[Interrupt, ...], str | None]:
+    """The interrupts a thread is paused on (empty when it is not) and the run's model."""
     from opsgraph.engine.graph import get_graph
 
     state = get_graph().get_state(_config(principal, thread_id))
-    return tuple(state.interrupts)
+    return tuple(state.interrupts), state.values.get("run_model")
 
 
 def stream_resume(principal: Principal, thread_id: str, decisions: dict[str, Any], *,
@@ -112,7 +116,9 @@ def stream_resume(principal: Principal, thread_id: str, decisions: dict[str, Any
     ctx = make_context(principal, thread_id, model)
     ids = EventIds()
     with thread_lease(ctx.scope, thread_id):
-        by_change = {i.value.get("change_id"): i.id for i in pending_interrupts(principal, thread_id)
+        interrupts, run_model = paused_state(principal, thread_id)
+        ctx.run_model = model or run_model  # a resumed run keeps the model it started with
+        by_change = {i.value.get("change_id"): i.id for i in interrupts
                      if isinstance(i.value, dict)}
         resume = {by_change[cid]: value for cid, value in decisions.items() if cid in by_change}
         yield ids.make("run_started", {"thread_id": thread_id, "run_id": ids.run_id})

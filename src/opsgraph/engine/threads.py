@@ -12,7 +12,6 @@ import time
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-
 from typing import Any
 
 from pymongo.database import Database

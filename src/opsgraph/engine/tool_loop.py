@@ -90,8 +90,9 @@ def run_tool_loop(*, ask: AskModel, tools: Mapping[str, BoundTool],
             raise CapReached("tool_rounds",
                              f"{agent} stopped at its cap of {max_rounds} tool rounds")
         result.rounds += 1
-        outcomes = dispatch(reply.tool_calls, tools, offered, requires, succeeded)
-        for call, outcome in zip(reply.tool_calls, outcomes, strict=True):
+        calls: list[dict[str, Any]] = [dict(c) for c in reply.tool_calls]
+        outcomes = dispatch(calls, tools, offered, requires, succeeded)
+        for call, outcome in zip(calls, outcomes, strict=True):
             ok, text = outcome.ok, outcome.for_model()
             if outcome.proposal is not None:
                 if on_proposal is None:

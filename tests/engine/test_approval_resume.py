@@ -1,0 +1,109 @@
+"""Interrupt and resume through the real graph: cards, decisions, exactly one apply."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from opsgraph.engine.approval_flow import decide_and_resume
+from opsgraph.errors import Conflict
+from tests.engine.helpers import chat, finished, of, person, statuses
+from tests.engine.test_supervisor import call, task
+
+pytestmark = pytest.mark.usefixtures("demo_db")
+
+EMILY = "mem_demo_008"
+
+
+def update_turns(phone: str) -> list[dict[str, Any]]:
+    return [call("members_search", query="Emily Chen"),
+            call("members_get", member="Emily Chen"),
+            call("members_update", member="Emily Chen", changes={"phone": phone})]
+
+
+def decide(change_id: str, decision: str, **kw: Any) -> list[Any]:
+    return list(decide_and_resume(person("manager", user="sam"), change_id, decision, **kw))
+
+
+def test_approve_resumes_without_rerunning_completed_tasks(script: Any, demo_db: Any) -> None:
+    model = script({
+        "plan": {"tasks": [task("t1", "knowledge", "search", "Opening hours"),
+                           task("t2", "members", "update", "Change Emily Chen's phone")]},
+        "turns": {"t1": [call("knowledge_search", query="opening hours"),
+                         {"content": "We open at 6am."}],
+                  "t2": [*update_turns("+44 7700 900999"), {"content": "Phone updated."}]},
+        "synthesis": "Emily's phone is updated; we open at 6am.",
+    })
+    events = chat(person("staff"), "update Emily's phone and tell me the hours", model,
+                  thread="th-approve")
+    assert finished(events)["status"] == "awaiting_approval"
+    assert statuses(events) == {"t1": "completed"}
+    [card] = of(events, "approval_required")[0]["changes"]
+    assert card["operation"] == "members.update"
+    assert card["new"]["phone"] == "+44 7700 900999"
+    assert demo_db["members"].find_one({"_id": EMILY})["phone"] != "+44 7700 900999"
+
+    resumed = decide(card["change_id"], "approve")
+    assert finished(resumed)["status"] == "completed"
+    # Only t2's last turn and the synthesis call the model again: t1 is not re-run.
+    assert finished(resumed)["usage"]["model_calls"] == 2
+    assert statuses(resumed) == {"t2": "completed"}
+    assert of(resumed, "answer")[0]["text"].startswith("Emily's phone is updated")
+    assert demo_db["members"].find_one({"_id": EMILY})["phone"] == "+44 7700 900999"
+    with pytest.raises(Conflict):
+        decide(card["change_id"], "approve")
+    applied = demo_db["audit"].count_documents({"change_id": card["change_id"], "to": "applied"})
+    assert applied == 1
+
+
+def test_parallel_proposals_surface_together_and_resolve_in_any_order(script: Any,
+                                                                     demo_db: Any) -> None:
+    model = script({
+        "plan": {"tasks": [task("t1", "members", "update", "Emily's phone"),
+                           task("t2", "facilities", "create", "Report the broken net on Court 1")]},
+        "turns": {"t1": [*update_turns("+44 7700 900111"), {"content": "Phone changed."}],
+                  "t2": [call("facilities_status", resource="Court 1"),
+                         call("facilities_report_issue", resource="Court 1",
+                              description="Net is torn"),
+                         {"content": "Issue reported."}]},
+        "synthesis": "Both changes are handled.",
+    })
+    events = chat(person("staff"), "two things", model, thread="th-two")
+    cards = of(events, "approval_required")[0]["changes"]
+    assert sorted(c["operation"] for c in cards) == ["facilities.report_issue", "members.update"]
+    by_op = {c["operation"]: c["change_id"] for c in cards}
+
+    first = decide(by_op["facilities.report_issue"], "approve")
+    assert finished(first)["status"] == "awaiting_approval"
+    [still] = of(first, "approval_required")[0]["changes"]
+    assert still["change_id"] == by_op["members.update"]
+
+    second = decide(by_op["members.update"], "reject", feedback="Wrong number")
+    assert finished(second)["status"] == "completed"
+    assert demo_db["members"].find_one({"_id": EMILY})["phone"] != "+44 7700 900111"
+    assert demo_db["tickets"].count_documents({"tenant_id": "demo",
+                                               "description": "Net is torn"}) == 1
+
+
+def test_revise_produces_a_new_proposal_and_supersedes_the_old(script: Any,
+                                                               demo_db: Any) -> None:
+    model = script({
+        "plan": {"tasks": [task("t1", "members", "update", "Emily's phone")]},
+        "turns": {"t1": [*update_turns("+44 7700 900222"),
+                         call("members_update", member="Emily Chen",
+                              changes={"phone": "+44 7700 900333"}),
+                         {"content": "Updated with the corrected number."}]},
+        "synthesis": "Done after a revision.",
+    })
+    events = chat(person("staff"), "fix emily's phone", model, thread="th-revise")
+    [old] = of(events, "approval_required")[0]["changes"]
+    revised = decide(old["change_id"], "revise", feedback="The number ends in 333")
+    assert finished(revised)["status"] == "awaiting_approval"
+    [new] = of(revised, "approval_required")[0]["changes"]
+    assert new["change_id"] != old["change_id"] and new["new"]["phone"] == "+44 7700 900333"
+    assert demo_db["pending_changes"].find_one({"_id": old["change_id"]})["status"] == \
+        "superseded"
+    done = decide(new["change_id"], "approve")
+    assert finished(done)["status"] == "completed"
+    assert demo_db["members"].find_one({"_id": EMILY})["phone"] == "+44 7700 900333"
