@@ -26,7 +26,7 @@ from opsgraph.registry.loader import (
     load_registry,
     validate_paths,
 )
-from opsgraph.registry.matrix import CapabilityMatrix, capability_matrix
+from opsgraph.registry.matrix import CapabilityMatrix, capability_matrix, route
 from opsgraph.registry.operation_index import OperationInfo
 from opsgraph.registry.prompt import capability_summary, system_prompt
 from opsgraph.registry.registry import Registry, agent_summary
@@ -53,6 +53,7 @@ __all__ = [
     "get_registry",
     "load_registry",
     "rank_agents",
+    "route",
     "system_prompt",
     "validate_paths",
     "warm",

@@ -147,6 +147,8 @@ def _pydantic_problem(err: Any) -> tuple[str, str]:
     loc: tuple[str | int, ...] = tuple(err["loc"])
     field = ""
     for part in loc:
+        if part == "[key]":  # pydantic's marker for "the key itself was invalid"
+            continue
         field += f"[{part}]" if isinstance(part, int) else (f".{part}" if field else str(part))
     kind, msg = err["type"], str(err["msg"])
     if kind == "extra_forbidden":
