@@ -10,6 +10,7 @@ from typing import Any
 from opsgraph.engine.events import Event
 from opsgraph.engine.runner import stream_resume
 from opsgraph.errors import Conflict, Gone
+from opsgraph.faults import crash_point
 from opsgraph.principal import Principal
 from opsgraph.store.scope import TenantScope
 
@@ -50,4 +51,5 @@ def decide_and_resume(principal: Principal, change_id: str, decision: str, *,
         raise
     value = {**decided.resume_value(), "decided_by": principal.user_id,
              "edited": decision == "edit"}
+    crash_point("after_settle")
     yield from resume_change(principal, scope, change_id, decided.change.thread_id, value, model)
