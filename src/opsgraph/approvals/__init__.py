@@ -1,0 +1,45 @@
+"""Human approval, the store half: pending changes, decisions, apply, expiry, audit.
+
+An agent's write records a pending change (`record_pending`) and the run pauses; a
+manager decides it (`decide`), which moves the change by compare-and-set and, when
+approved, applies it once through `apply_change`; whoever wins the resume claim resumes
+the run and calls `mark_resumed`. Every transition lands in the audit trail.
+"""
+
+from opsgraph.approvals.audit import history, record_transition
+from opsgraph.approvals.decisions import Decided, Decision, Outcome, apply_change, decide
+from opsgraph.approvals.expiry import expire_due
+from opsgraph.approvals.indexes import ensure_indexes
+from opsgraph.approvals.pending import (
+    FINAL,
+    STATUSES,
+    PendingChange,
+    Status,
+    fingerprint,
+    get_change,
+    list_changes,
+    record_pending,
+)
+from opsgraph.approvals.resume import claim_resume, mark_resumed
+
+__all__ = [
+    "FINAL",
+    "STATUSES",
+    "Decided",
+    "Decision",
+    "Outcome",
+    "PendingChange",
+    "Status",
+    "apply_change",
+    "claim_resume",
+    "decide",
+    "ensure_indexes",
+    "expire_due",
+    "fingerprint",
+    "get_change",
+    "history",
+    "list_changes",
+    "mark_resumed",
+    "record_pending",
+    "record_transition",
+]

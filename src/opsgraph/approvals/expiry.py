@@ -1,0 +1,55 @@
+"""Expiry: a pending change past its `expires_at` never applies; it moves to `expired`.
+
+A decision that arrives late expires its change on the spot (and answers 410); the
+scheduled sweep `expire_due` expires the rest, so the runs waiting on them can learn it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pymongo.database import Database
+
+from opsgraph.approvals.audit import record_transition
+from opsgraph.approvals.pending import COLLECTION, PendingChange, utcnow
+from opsgraph.store.scope import Document, TenantScope
+
+SWEEP_ACTOR = "system:expiry"
+
+
+def expire_change(scope: TenantScope, change: PendingChange, actor: str, now: datetime,
+                  detail: dict[str, Any] | None = None) -> bool:
+    """CAS pending → expired when the change is past its expiry; True when this call won."""
+    moved = scope[COLLECTION].find_one_and_update(
+        {"_id": change.change_id, "status": "pending", "expires_at": {"$lte": now}},
+        {"$set": {"status": "expired", "expired_at": now}},
+    )
+    if moved is None:
+        return False
+    record_transition(scope, change.change_id, "pending", "expired", actor, change.thread_id,
+                      detail=detail, operation=change.operation, now=now)
+    return True
+
+
+def expire_due(db_or_scope: Database[Document] | TenantScope, now: datetime | None = None,
+               ) -> int:
+    """Expire every pending change past its expiry (one tenant, or all given a database).
+
+    Returns how many this sweep expired; safe to run concurrently with decisions and with
+    other sweeps (each change moves by compare-and-set, once).
+    """
+    at = utcnow(now)
+    due = {"status": "pending", "expires_at": {"$lte": at}}
+    if isinstance(db_or_scope, TenantScope):
+        scope = db_or_scope
+        pairs = [(scope, d) for d in scope[COLLECTION].find(due)]
+    else:
+        db = db_or_scope
+        pairs = [(TenantScope(db, d["tenant_id"]), d) for d in db[COLLECTION].find(due)]
+    expired = 0
+    for scope, doc in pairs:
+        change = PendingChange.model_validate(doc)
+        if expire_change(scope, change, SWEEP_ACTOR, at, detail={"by": "sweep"}):
+            expired += 1
+    return expired
