@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from opsgraph.errors import AmbiguousReference, Forbidden, OpsgraphError
 from opsgraph.gates import operation_decision
-from opsgraph.operations.base import Context, OpInput, Operation, Preview
+from opsgraph.operations.base import Context, Operation, OpInput, Preview
 from opsgraph.principal import Plan
 from opsgraph.tools.contract import Proposal, ToolKind, ToolOutcome, ToolRetry
 
@@ -64,7 +64,8 @@ def _invoke(op: Operation, ctx: Context, kind: ToolKind, plan: Plan, raw: Any) -
     if not isinstance(preview, Preview):
         log.error("%s: preview-write succeeded without producing a preview", op.id)
         return ToolOutcome(False, f"{op.tool_name} produced no preview; nothing was proposed")
-    proposal = Proposal(op.id, args.model_dump(mode="json", by_alias=True), preview)
+    proposal = Proposal(op.id, args.model_dump(mode="json", by_alias=True, exclude_unset=True),
+                        preview)
     body = {"proposed": preview.summary, "old": preview.old, "new": preview.new}
     return ToolOutcome(True, body, proposal=proposal)
 
