@@ -118,14 +118,15 @@ def propose_op(scope: TenantScope, staff: Principal) -> ProposeOp:
 
     tasks = itertools.count(1)
 
-    def _propose(op_id: str, raw: dict[str, Any], by: Principal | None = None) -> PendingChange:
+    def _propose(op_id: str, raw: dict[str, Any], by: Principal | None = None,
+                 now: datetime = T0) -> PendingChange:
         who = by or staff
-        call = guard(get_operation(op_id), Context(scope, who, T0), "preview", Plan.PRO)
+        call = guard(get_operation(op_id), Context(scope, who, now), "preview", Plan.PRO)
         outcome = call(raw)
         assert outcome.ok and outcome.proposal is not None, outcome.content
         return record_pending(scope, thread_id="th-ops", task_id=f"t{next(tasks)}",
                               agent=f"{op_id.split('.')[0]}.agent", operation=op_id,
                               args=outcome.proposal.args, preview=outcome.proposal.preview,
-                              proposed_by=who, now=T0)
+                              proposed_by=who, now=now)
 
     return _propose

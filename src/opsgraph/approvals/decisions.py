@@ -26,6 +26,7 @@ from opsgraph.approvals.expiry import expire_change
 from opsgraph.approvals.pending import COLLECTION, PendingChange, get_change, lease_end, utcnow
 from opsgraph.approvals.resume import claim_resume, mark_resumed
 from opsgraph.errors import BadInput, Conflict, Forbidden, Gone, OpsgraphError
+from opsgraph.faults import crash_point
 from opsgraph.operations.base import Context
 from opsgraph.operations.direct import validate_args
 from opsgraph.principal import Principal
@@ -121,6 +122,7 @@ def apply_change(scope: TenantScope, change: PendingChange, decider: Principal,
     if change.status != "executing" or change.lease_token is None:
         raise Conflict(f"change {change.change_id} is {change.status}, not executing",
                        change_id=change.change_id, status=change.status)
+    crash_point("after_cas")
     ctx = Context(scope=scope, principal=decider, now=at)
     try:
         op = operation_of(change)
@@ -128,6 +130,7 @@ def apply_change(scope: TenantScope, change: PendingChange, decider: Principal,
             raise BadInput(f"operation: {op.id} is not a write operation")
         args = validate_args(op, change.args)
         result = op.apply(ctx, args, change.change_id)
+        crash_point("after_apply")
     except OpsgraphError as exc:
         error = {"code": exc.code, "message": exc.message}
         return _settle(scope, change, "failed", {"error": error}, decider, at)
