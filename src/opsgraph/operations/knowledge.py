@@ -1,8 +1,9 @@
 """The knowledge base (policies, FAQ, opening hours): search and read documents.
 
 Document `knowledge`: {_id, slug, title, body (Markdown), tags}.
-Search ranks passages (one per Markdown section, titled) with BM25 and returns the best
-documents with the passage that matched; those documents are the answer's sources.
+Search ranks passages (one per Markdown section, titled) and whole documents with BM25 and
+returns the best documents with the passage that matched; those documents are the answer's
+sources.
 """
 
 from __future__ import annotations
@@ -41,21 +42,41 @@ def _source(doc: Document) -> Source:
     return Source("document", str(doc["_id"]), str(doc["title"]))
 
 
+def _best_passages(docs: dict[str, Document], query: str) -> dict[str, tuple[float, str]]:
+    """Document id → (score, text) of its best-matching passage."""
+    texts = dict(p for d in docs.values() for p in passages(d))
+    best: dict[str, tuple[float, str]] = {}
+    for key, score in BM25.of(texts.items()).search(query, limit=len(texts)):
+        best.setdefault(key.split("#", 1)[0], (score, texts[key]))
+    return best
+
+
+def rank_documents(docs: dict[str, Document], query: str) -> list[tuple[str, float, str]]:
+    """(id, score, best passage), best first.
+
+    A document's score adds its best passage's score and the whole document's score (title
+    counted twice), each scaled to the best of its kind: the passage finds the precise
+    answer, the whole document prefers the policy about the subject over a passing mention.
+    """
+    best = _best_passages(docs, query)
+    whole = dict(BM25.of((i, f"{d['title']}\n{d['title']}\n{d.get('body', '')}")
+                         for i, d in docs.items()).search(query, limit=len(docs)))
+    top_passage = max((s for s, _ in best.values()), default=1.0)
+    top_whole = max(whole.values(), default=1.0)
+    scored = [(i, best[i][0] / top_passage + whole.get(i, 0.0) / top_whole, best[i][1])
+              for i in best]
+    return sorted(scored, key=lambda item: (-item[1], item[0]))
+
+
 def search_knowledge(ctx: Context, args: KnowledgeSearch) -> Result:
     """The documents that best answer the query, each with its best passage."""
     docs = {str(d["_id"]): d for d in ctx.scope["knowledge"].find({}, sort=[("_id", 1)])}
-    texts = dict(p for d in docs.values() for p in passages(d))
-    best: dict[str, tuple[float, str]] = {}
-    for key, score in BM25.of(texts.items()).search(args.query, limit=len(texts)):
-        doc_id = key.split("#", 1)[0]
-        if doc_id not in best:
-            best[doc_id] = (score, texts[key])
-    ranked = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))[:_RESULTS]
-    results = [{"id": doc_id, "title": docs[doc_id]["title"], "slug": docs[doc_id].get("slug"),
+    ranked = rank_documents(docs, args.query)[:_RESULTS]
+    results = [{"id": i, "title": docs[i]["title"], "slug": docs[i].get("slug"),
                 "score": round(score, 3), "passage": text[:_SNIPPET]}
-               for doc_id, (score, text) in ranked]
+               for i, score, text in ranked]
     return Result({"query": args.query, "results": results},
-                  tuple(_source(docs[doc_id]) for doc_id, _ in ranked))
+                  tuple(_source(docs[i]) for i, _, _ in ranked))
 
 
 def get_document(ctx: Context, args: KnowledgeGet) -> Result:

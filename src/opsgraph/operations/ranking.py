@@ -27,10 +27,18 @@ def normalise(text: str) -> str:
 
 
 def _stem(word: str) -> str:
-    # A light suffix strip so "refunds"/"refunded"/"refunding" meet; not a full stemmer.
-    for suffix in ("ing", "ed", "es", "s"):
-        if len(word) > len(suffix) + 2 and word.endswith(suffix):
-            return word[: -len(suffix)]
+    # A light suffix strip so "refunds"/"refunded"/"refunding", "cancel"/"cancelling" and
+    # "pause"/"paused" meet. Not a full stemmer: it only has to be consistent.
+    if len(word) <= 3:
+        return word
+    for suffix, repl in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)] + repl
+            break
+    if len(word) > 3 and word[-1] == "e":
+        word = word[:-1]
+    if len(word) > 3 and word[-1] == word[-2]:
+        word = word[:-1]
     return word
 
 

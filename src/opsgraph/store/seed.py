@@ -138,11 +138,11 @@ class DemoData:
                 if tpl.get("weekdays_only") and day.weekday() >= 5:
                     continue
                 start, end = _at(day, tpl["start"]), _at(day, tpl["end"])
-                fits = [s["_id"] for s in self.staff if tpl["role"] in s["skills"]
-                        and all(e <= start or s_ >= end for s_, e in busy.get(s["_id"], []))]
+                fits = [s["_id"] for s in self.staff if tpl["role"] in s["skills"] and all(
+                    b_end <= start or b_start >= end for b_start, b_end in busy.get(s["_id"], []))]
                 rng.shuffle(fits)
-                staff_id = None if rng.random() < self.spec["open_shift_rate"] or not fits \
-                    else fits[0]
+                left_open = rng.random() < self.spec["open_shift_rate"]
+                staff_id = None if left_open or not fits else fits[0]
                 if staff_id:
                     busy.setdefault(staff_id, []).append((start, end))
                 out.append({"_id": f"shf_{self.tenant}_{offset:02d}_{n}", "staff_id": staff_id,
