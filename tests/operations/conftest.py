@@ -1,0 +1,55 @@
+"""Fixtures: a seeded database shared by read-only tests, and a private copy per writing test.
+
+Seeding costs a few hundred milliseconds; a server-side copy of a seeded template plus its
+indexes costs about half, which keeps the writing tests fast. The seed itself is tested in
+tests/store.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from pymongo import MongoClient
+from pymongo.database import Database
+
+from opsgraph.store.indexes import ensure_indexes
+from opsgraph.store.seed import seed_all
+
+from .support import NOW
+
+Document = dict[str, Any]
+
+
+def _seeded_database(mongo_uri: str, prefix: str) -> Iterator[Database[Document]]:
+    client: MongoClient[Document] = MongoClient(mongo_uri, tz_aware=True)
+    db = client[f"{prefix}_{uuid.uuid4().hex[:8]}"]
+    seed_all(db, now=NOW)
+    try:
+        yield db
+    finally:
+        client.drop_database(db.name)
+        client.close()
+
+
+@pytest.fixture(scope="session")
+def shared_db(mongo_uri: str) -> Iterator[Database[Document]]:
+    """demo + acme seeded once per session; tests using it must never write."""
+    yield from _seeded_database(mongo_uri, "ops_shared")
+
+
+@pytest.fixture(scope="session")
+def template_db(mongo_uri: str) -> Iterator[Database[Document]]:
+    """A pristine seeded database that only ever gets copied."""
+    yield from _seeded_database(mongo_uri, "ops_template")
+
+
+@pytest.fixture
+def seeded(db: Database[Document], template_db: Database[Document]) -> Database[Document]:
+    """This test's own database holding a copy of the seeded demo + acme data."""
+    for name in template_db.list_collection_names():
+        template_db[name].aggregate([{"$out": {"db": db.name, "coll": name}}])
+    ensure_indexes(db)
+    return db
