@@ -122,7 +122,7 @@ def test_an_edit_applies_the_edited_values_and_records_the_diff(
     assert stored.diff == {"changes.email": {"from": "jane@new.example",
                                              "to": "jane@work.example"}}
     assert stored.values == {"changes": {"email": "jane@work.example"}}
-    assert stored.args["changes"]["email"] == "jane@work.example"
+    assert stored.args == {"member": jane, "changes": {"email": "jane@work.example"}}
     assert history(scope, change.change_id)[1]["detail"]["diff"] == stored.diff
 
 

@@ -132,9 +132,9 @@ def fingerprint(operation: str, args: Mapping[str, Any]) -> str:
 
 
 def json_args(args: Mapping[str, Any] | BaseModel) -> dict[str, Any]:
-    """Arguments as a JSON-able dict (a model is dumped in JSON mode)."""
+    """Arguments as a JSON-able dict (a model: the fields that were set, as a tool does)."""
     if isinstance(args, BaseModel):
-        return args.model_dump(mode="json", by_alias=True)
+        return args.model_dump(mode="json", by_alias=True, exclude_unset=True)
     out: dict[str, Any] = json.loads(canonical_json(dict(args)))
     return out
 
