@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -44,6 +45,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     get_registry()  # refuse to start on an invalid registry
     if seed_if_new(store()):
         print("seeded the demo tenant", file=sys.stderr)
+    # uvicorn re-raises SIGTERM after its graceful shutdown; exiting through SystemExit
+    # instead lets atexit stop the embedded store this process started.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     uvicorn.run("opsgraph.api.app:app", host=args.host, port=args.port, log_level="info")
     return 0
 
