@@ -1,0 +1,1 @@
+"""The supervisor runtime: tool loop, plan, graph nodes, runner, events."""

@@ -1,0 +1,1 @@
+"""The store: MongoDB client, embedded server, tenant scope, indexes, demo data."""
