@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TypeVar
 
 from opsgraph.errors import BadInput
 
@@ -55,14 +56,21 @@ PLAN_FEATURES: dict[Plan, frozenset[str]] = {
 FEATURES: frozenset[str] = frozenset().union(*PLAN_FEATURES.values())
 
 
-def parse_role(value: str) -> Role:
-    """Normalise (`.strip().lower()`) and check a role; unknown roles are an error."""
-    norm = value.strip().lower()
+E = TypeVar("E", bound=StrEnum)
+
+
+def _parse(kind: type[E], field: str, value: str) -> E:
+    """Normalise (`.strip().lower()`) and check a vocabulary word; unknown is an error."""
     try:
-        return Role(norm)
+        return kind(value.strip().lower())
     except ValueError:
-        allowed = ", ".join(r.value for r in Role)
-        raise BadInput(f"role: unknown role {value!r} (allowed: {allowed})") from None
+        allowed = ", ".join(member.value for member in kind)
+        raise BadInput(f"{field}: unknown {field} {value!r} (allowed: {allowed})") from None
+
+
+def parse_role(value: str) -> Role:
+    """A canonical role; an unknown role is an error, never a silent mismatch."""
+    return _parse(Role, "role", value)
 
 
 def parse_roles(values: Iterable[str]) -> frozenset[Role]:
@@ -71,23 +79,13 @@ def parse_roles(values: Iterable[str]) -> frozenset[Role]:
 
 
 def parse_channel(value: str) -> Channel:
-    """Normalise and check a channel name."""
-    norm = value.strip().lower()
-    try:
-        return Channel(norm)
-    except ValueError:
-        allowed = ", ".join(c.value for c in Channel)
-        raise BadInput(f"channel: unknown channel {value!r} (allowed: {allowed})") from None
+    """A known channel."""
+    return _parse(Channel, "channel", value)
 
 
 def parse_plan(value: str) -> Plan:
-    """Normalise and check a plan name."""
-    norm = value.strip().lower()
-    try:
-        return Plan(norm)
-    except ValueError:
-        allowed = ", ".join(p.value for p in Plan)
-        raise BadInput(f"plan: unknown plan {value!r} (allowed: {allowed})") from None
+    """A known plan."""
+    return _parse(Plan, "plan", value)
 
 
 @dataclass(frozen=True, slots=True)

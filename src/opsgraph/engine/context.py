@@ -5,13 +5,10 @@ from __future__ import annotations
 import os
 import threading
 from dataclasses import dataclass, field
-from typing import Any
 
 from opsgraph.errors import RunAborted
 from opsgraph.principal import Plan, Principal
 from opsgraph.store.scope import TenantScope
-
-MAX_PARALLEL_TASKS = 8
 
 
 def _env_int(name: str, default: int) -> int:
@@ -76,4 +73,3 @@ class RunContext:
     run_model: str | None = None
     call_budget: int = field(default_factory=lambda: _env_int("OPSGRAPH_RUN_MODEL_CALLS", 60))
     usage: Usage = field(default_factory=Usage)
-    extra: dict[str, Any] = field(default_factory=dict)
