@@ -107,3 +107,14 @@ def test_revise_produces_a_new_proposal_and_supersedes_the_old(script: Any,
     done = decide(new["change_id"], "approve")
     assert finished(done)["status"] == "completed"
     assert demo_db["members"].find_one({"_id": EMILY})["phone"] == "+44 7700 900333"
+
+
+def test_a_thread_waiting_for_approval_refuses_a_new_message(script: Any) -> None:
+    model = script({
+        "plan": {"tasks": [task("t1", "members", "update", "Emily's phone")]},
+        "turns": {"t1": [*update_turns("+44 7700 900666"), {"content": "Done."}]},
+        "synthesis": "Done.",
+    })
+    chat(person("staff"), "fix emily's phone", model, thread="th-busy")
+    with pytest.raises(Conflict, match="waiting for 1 approval"):
+        chat(person("staff"), "something else", model, thread="th-busy")

@@ -18,7 +18,7 @@ from langgraph.types import Command, Interrupt
 from opsgraph.engine.context import RunContext
 from opsgraph.engine.events import Event, EventIds
 from opsgraph.engine.threads import thread_lease
-from opsgraph.errors import BadInput, OpsgraphError
+from opsgraph.errors import BadInput, Conflict, OpsgraphError
 from opsgraph.principal import Principal, parse_plan
 from opsgraph.store.scope import TenantScope
 
@@ -91,6 +91,11 @@ def stream_run(principal: Principal, message: str, *, thread_id: str | None = No
     ctx = make_context(principal, thread_id, model)
     ids = EventIds()
     with thread_lease(ctx.scope, thread_id):
+        waiting = paused_state(principal, thread_id)[0]
+        if waiting:
+            raise Conflict(f"thread {thread_id} is waiting for {len(waiting)} approval "
+                           "decision(s); decide them before sending another message",
+                           thread_id=thread_id)
         yield ids.make("run_started", {"thread_id": thread_id, "run_id": ids.run_id})
         text = message.strip()
         graph_input: dict[str, Any] = {
