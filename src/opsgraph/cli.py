@@ -102,6 +102,8 @@ def build_parser() -> argparse.ArgumentParser:
     cc.add_approval_commands(sub, _add_principal)
     cc.add_ops_commands(sub, _add_principal)
     cc.add_bench_command(sub)
+    cc.add_email_command(sub)
+    cc.add_eval_command(sub)
     return parser
 
 

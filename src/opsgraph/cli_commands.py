@@ -224,3 +224,86 @@ def add_bench_command(sub: Any) -> None:
     p = sub.add_parser("bench", help="the performance benchmark")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_bench)
+
+
+# --- inbound email and eval ---------------------------------------------------------------
+
+def _read_email_file(path: Path) -> bytes:
+    if not path.exists():
+        raise BadInput(f"{path}: no such file")
+    if not path.is_file():
+        raise BadInput(f"{path}: not a file")
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise BadInput(f"{path}: cannot read ({exc.strerror or exc})") from None
+
+
+def _human_ingest(result: dict[str, Any]) -> str:
+    lines = [f"{'existing ' if result['duplicate'] else ''}draft {result['draft_id']} "
+             f"(run {result['status']}, thread {result['thread_id']})"]
+    if result["draft"]:
+        d = result["draft"]
+        lines += [f"To: {d['to']}", f"Subject: {d['subject']}", "", d["body"], ""]
+    lines += [f"denied  {t['task_id']} {t['operation']}: {t['reason']}" for t in result["denied"]]
+    lines += [f"error  {e.get('code')}: {e.get('message')}" for e in result["errors"]]
+    lines.append(f"pending changes {result['pending_changes']}, writes {result['writes']}")
+    return "\n".join(lines)
+
+
+def cmd_email_ingest(args: argparse.Namespace) -> int:
+    """Ingest an RFC 822 file read-only; exit 1 when the run failed or anything was written."""
+    from opsgraph.jobs.inbound_email import ingest_email, parse_email
+    from opsgraph.models.spec import parse_model_spec
+
+    raw = _read_email_file(Path(args.path))
+    parse_email(raw, args.path)  # bad input fails before the store starts
+    if args.model is not None:
+        parse_model_spec(args.model)
+    _cli().store()
+    result = ingest_email(args.tenant, raw, model=args.model, source=args.path)
+    _cli().out(args, result, _human_ingest)
+    clean = result["pending_changes"] == 0 and result["writes"] == 0
+    return 0 if clean and result["status"] == "completed" else 1
+
+
+def add_email_command(sub: Any) -> None:
+    """`opsgraph email ingest PATH [--tenant T] [--model SPEC] [--json]`.
+
+    No --user/--role: an email runs as its sender, staff, on the read-only email channel.
+    """
+    email = sub.add_parser("email", help="inbound email").add_subparsers(
+        dest="email_command", required=True)
+    p = email.add_parser("ingest", help="draft a reply to an RFC 822 file (read-only)")
+    p.add_argument("path", metavar="PATH")
+    p.add_argument("--tenant", default="demo")
+    p.add_argument("--model", default=None, metavar="SPEC")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_email_ingest)
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    """Run the eval suite; exit 0 when the targets are met, 1 when missed."""
+    from opsgraph.evaluation import render_text, run_eval, write_report
+
+    datasets = [Path(p) for p in args.dataset] if args.dataset else None
+    report = run_eval(datasets, model=args.model)
+    if args.report is not None:
+        for path in write_report(report, Path(args.report)):
+            print(f"wrote {path}", file=sys.stderr)
+    _cli().out(args, report.to_json(), lambda _: render_text(report))
+    return 0 if report.passed else 1
+
+
+def add_eval_command(sub: Any) -> None:
+    """`opsgraph eval [--model SPEC] [--dataset PATH] [--report DIR] [--json]`."""
+    p = sub.add_parser("eval", help="the eval suite (routing quality)")
+    p.add_argument("--model", default=None, metavar="SPEC",
+                   help="recorded in the report; routing calls no chat model")
+    p.add_argument("--dataset", action="append", default=None, metavar="PATH",
+                   help="a dataset file or folder (repeatable; default: "
+                        "evals/datasets/routing.yaml)")
+    p.add_argument("--report", default=None, metavar="DIR",
+                   help="write report.json and report.md here")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_eval)
