@@ -1,0 +1,161 @@
+"""The bench's own world: a temp home, an in-memory embedded store, the seeded demo tenant.
+
+Everything the process caches about the store (settings, client, compiled graph, model-call
+slots) is forgotten on the way in and on the way out, and the environment is restored, so
+the bench can run inside another process (the smoke test) without leaving traces.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import threading
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pymongo import monitoring
+from pymongo.database import Database
+
+from opsgraph.principal import Channel, Principal, Role
+
+_ENV_KEYS = ("MONGODB_URI", "OPSGRAPH_DB", "OPSGRAPH_HOME", "OPSGRAPH_MODEL",
+             "OPSGRAPH_LIGHT_MODEL", "OPSGRAPH_MODEL_CONCURRENCY", "OPSGRAPH_RUN_MODEL_CALLS")
+CONCURRENCY_ENV = "OPSGRAPH_MODEL_CONCURRENCY"
+
+
+class CommandCounter(monitoring.CommandListener):
+    """Counts MongoDB commands (`find members`, ...) while active (pymongo monitoring)."""
+
+    def __init__(self) -> None:
+        self.active = False
+        self.counts: Counter[str] = Counter()
+        self._lock = threading.Lock()
+
+    def started(self, event: monitoring.CommandStartedEvent) -> None:
+        if self.active:
+            target = event.command.get(event.command_name)
+            key = f"{event.command_name} {target}" if isinstance(target, str) else \
+                event.command_name
+            with self._lock:
+                self.counts[key] += 1
+
+    def succeeded(self, event: monitoring.CommandSucceededEvent) -> None:
+        return None
+
+    def failed(self, event: monitoring.CommandFailedEvent) -> None:
+        return None
+
+    @contextmanager
+    def counting(self) -> Iterator[Counter[str]]:
+        """Count the commands sent inside the block; yields the live counter."""
+        with self._lock:
+            self.counts = Counter()
+        self.active = True
+        try:
+            yield self.counts
+        finally:
+            self.active = False
+
+
+_counter: CommandCounter | None = None
+
+
+def command_counter() -> CommandCounter:
+    """The process's command counter (registered once; only clients made after see it)."""
+    global _counter
+    if _counter is None:
+        _counter = CommandCounter()
+        monitoring.register(_counter)
+    return _counter
+
+
+@dataclass
+class BenchEnv:
+    """What every case needs: a principal on the seeded tenant, the db, script files."""
+
+    root: Path
+    principal: Principal
+    db: Database[dict[str, Any]]
+    commands: CommandCounter
+
+    def write_script(self, name: str, content: dict[str, Any]) -> str:
+        """Write a scripted-model file; returns its `scripted:` model spec."""
+        path = self.root / "scripts" / f"{name}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(content), encoding="utf-8")
+        return f"scripted:{path}"
+
+
+def reset_process_state() -> None:
+    """Forget settings, client, graph, models and model-call slots (read the env again)."""
+    from opsgraph.engine.graph import reset_graph
+    from opsgraph.models.factory import reset_models
+    from opsgraph.models.limits import reset_model_call_slots
+    from opsgraph.settings import get_settings
+    from opsgraph.store.client import reset_client
+
+    get_settings.cache_clear()
+    reset_client()
+    reset_graph()
+    reset_models()
+    reset_model_call_slots()
+
+
+@contextmanager
+def model_concurrency(slots: int) -> Iterator[None]:
+    """Run the block with `OPSGRAPH_MODEL_CONCURRENCY=slots` (no call may be in flight)."""
+    from opsgraph.models.limits import reset_model_call_slots
+
+    saved = os.environ.get(CONCURRENCY_ENV)
+    os.environ[CONCURRENCY_ENV] = str(slots)
+    reset_model_call_slots()
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop(CONCURRENCY_ENV, None)
+        else:
+            os.environ[CONCURRENCY_ENV] = saved
+        reset_model_call_slots()
+
+
+@contextmanager
+def bench_environment() -> Iterator[BenchEnv]:
+    """Start the store, point opsgraph at it, seed the demo tenant; undo it all after."""
+    from opsgraph.bootstrap import prepare_store
+    from opsgraph.store import embedded
+    from opsgraph.store.client import get_db
+    from opsgraph.store.seed import seed
+
+    saved = {key: os.environ.get(key) for key in _ENV_KEYS}
+    root = Path(tempfile.mkdtemp(prefix="opsgraph-bench-"))
+    server = embedded.start(":memory:", log_path=root / "store.log")
+    try:
+        unset = f"scripted:{root / 'no-model-chosen.yaml'}"
+        os.environ.update({"MONGODB_URI": server.uri, "OPSGRAPH_HOME": str(root / "home"),
+                           "OPSGRAPH_DB": f"bench_{uuid.uuid4().hex[:8]}",
+                           "OPSGRAPH_MODEL": unset, "OPSGRAPH_LIGHT_MODEL": unset})
+        for key in (CONCURRENCY_ENV, "OPSGRAPH_RUN_MODEL_CALLS"):
+            os.environ.pop(key, None)
+        commands = command_counter()
+        reset_process_state()
+        db = prepare_store(get_db())
+        seed(db)
+        principal = Principal("demo", "bench", frozenset({Role.STAFF}), Channel.DASHBOARD)
+        yield BenchEnv(root, principal, db, commands)
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        reset_process_state()
+        server.stop()
+        shutil.rmtree(root, ignore_errors=True)

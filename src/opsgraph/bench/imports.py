@@ -1,0 +1,77 @@
+"""Case 9: cold imports, each in a fresh interpreter, best of N, against LangGraph's own.
+
+Only the import statement is timed (interpreter start-up is not), in wall and CPU time.
+Bytecode caches are whatever the installation has; best-of-N keeps a first, cache-writing
+run out.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from opsgraph.bench.drive import BenchFailure
+from opsgraph.bench.report import Row
+
+HANDLER = ("opsgraph.api.app",)
+BASELINE = ("langgraph.graph", "langgraph.prebuilt")
+FIRST_CHAT = ("opsgraph.engine.runner", "opsgraph.engine.graph", "langchain_aws")
+FIRST_CHAT_FULL = (*FIRST_CHAT, "langgraph.checkpoint.mongodb", "opsgraph.models.bedrock",
+                   "opsgraph.registry.ranker", "onnxruntime", "tokenizers")
+HANDLER_TARGET = 0.5
+FIRST_CHAT_TARGET = 1.0
+_PROGRAM = ("import time; wall, cpu = time.perf_counter(), time.process_time(); "
+            "import {modules}; print(time.perf_counter() - wall, time.process_time() - cpu)")
+
+
+def import_cost(modules: tuple[str, ...]) -> tuple[float, float]:
+    """(wall, CPU) seconds to import `modules` in a fresh interpreter."""
+    done = subprocess.run([sys.executable, "-c", _PROGRAM.format(modules=", ".join(modules))],
+                          capture_output=True, text=True, timeout=120, check=False)
+    if done.returncode != 0:
+        raise BenchFailure(f"import {', '.join(modules)} failed: "
+                           f"{done.stderr.strip().splitlines()[-1:]}")
+    wall, cpu = done.stdout.strip().splitlines()[-1].split()
+    return float(wall), float(cpu)
+
+
+def best_costs(sets: dict[str, tuple[str, ...]], repeats: int) -> dict[str, tuple[float, float]]:
+    """Best (wall, CPU) of `repeats` per set; the sets take turns, so load hits all alike."""
+    best = {name: (float("inf"), float("inf")) for name in sets}
+    for _ in range(repeats):
+        for name, modules in sets.items():
+            wall, cpu = import_cost(modules)
+            best[name] = (min(best[name][0], wall), min(best[name][1], cpu))
+    return best
+
+
+def _row(name: str, ours: tuple[float, float], base: tuple[float, float], limit: float,
+         note: str) -> Row:
+    return Row(case="9", name=name,
+               measured={"cpu_ms": round(ours[1] * 1000, 1), "wall_ms": round(ours[0] * 1000, 1),
+                         "baseline_cpu_ms": round(base[1] * 1000, 1),
+                         "baseline_wall_ms": round(base[0] * 1000, 1)},
+               summary=(f"{ours[1] * 1000:.0f} ms vs {base[1] * 1000:.0f} ms CPU (wall "
+                        f"{ours[0] * 1000:.0f} vs {base[0] * 1000:.0f})"),
+               ratio=ours[1] / base[1], limit=limit, target=f"≤ {limit}", note=note)
+
+
+def import_rows(repeats: int) -> list[Row]:
+    """The handler module vs LangGraph; the first chat request's imports vs that + AWS.
+
+    Judged on CPU time, which other processes on the machine disturb far less than wall
+    time (an import is single-threaded, so on an idle machine the two agree).
+    """
+    costs = best_costs({"handler": HANDLER, "baseline": BASELINE, "first": FIRST_CHAT,
+                        "full": FIRST_CHAT_FULL, "aws": (*BASELINE, "langchain_aws")}, repeats)
+    full, aws = costs["full"], costs["aws"]
+    return [
+        _row("cold import: Lambda handler module", costs["handler"], costs["baseline"],
+             HANDLER_TARGET, f"import {', '.join(HANDLER)} ÷ import {', '.join(BASELINE)}; "
+                             f"fresh interpreter each, best of {repeats}"),
+        _row("cold import: first chat request", costs["first"], aws, FIRST_CHAT_TARGET,
+             f"import {', '.join(FIRST_CHAT)} ÷ import {', '.join(BASELINE)}, langchain_aws; "
+             "adding what the first request also loads (the checkpointer, the Bedrock model "
+             f"module, the ranker runtime): {full[1] * 1000:.0f} ms CPU = "
+             f"{full[1] / aws[1]:.2f} ×"),
+    ]

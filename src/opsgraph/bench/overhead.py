@@ -1,0 +1,164 @@
+"""Case 3: harness CPU per request at 0 ms model latency vs a plain-asyncio floor.
+
+The floor makes the same calls with the same scripted model instance: the plan through
+structured output, each task's two turns with the tool bound, the tool through the
+operations catalogue (validate, run), the synthesis streamed — and nothing else: no graph,
+no checkpoints, no gates, no ranking, no lease. CPU is `time.process_time()` (every thread
+of this process; the store's server process is not counted) over N requests after warm-up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage, ToolMessage
+
+from opsgraph.bench.drive import request_text, timed_run
+from opsgraph.bench.environment import BenchEnv
+from opsgraph.bench.report import Row
+from opsgraph.bench.scripts import fanout_script, model_calls
+
+TARGET = 3.0
+WARMUP = 2
+
+
+@dataclass
+class CpuPerRequest:
+    """CPU and wall seconds per request, harness and floor."""
+
+    harness_cpu_s: float
+    harness_wall_s: float
+    floor_cpu_s: float
+    floor_wall_s: float
+    tool_cpu_s: float
+    requests: int
+
+    @property
+    def ratio_without_tools(self) -> float:
+        """The ratio once the tools' own CPU (the same on both sides) is taken out."""
+        return (self.harness_cpu_s - self.tool_cpu_s) / (self.floor_cpu_s - self.tool_cpu_s)
+
+
+def _meta(stage: str, task_id: str | None = None) -> Any:
+    return {"metadata": {"opsgraph_stage": stage, "task_id": task_id}}
+
+
+class AsyncioFloor:
+    """The 8-task request written by hand with asyncio: model and tool calls only."""
+
+    def __init__(self, env: BenchEnv, spec: str) -> None:
+        from opsgraph.models.factory import get_chat_model
+        from opsgraph.operations.base import Context
+        from opsgraph.registry.loader import get_registry
+        from opsgraph.registry.prompt import system_prompt
+        from opsgraph.store.scope import TenantScope
+
+        self.model = get_chat_model(spec)
+        self.reader = Context(TenantScope.of(env.principal).reader(), env.principal)
+        agent = get_registry().get("members.lookup")
+        self.system = system_prompt(agent)
+        self.tools = [self._schema(op_id) for op_id in agent.tools]
+
+    @staticmethod
+    def _schema(op_id: str) -> dict[str, Any]:
+        from opsgraph.operations.catalogue import get_operation
+
+        op = get_operation(op_id)
+        params = op.input.model_json_schema()
+        return {"name": op.tool_name, "description": op.description, "parameters": params}
+
+    def _tool(self, call: dict[str, Any]) -> str:
+        from opsgraph.operations.catalogue import get_operation
+
+        op = get_operation(call["name"].replace("_", ".", 1))
+        assert op.run is not None
+        result = op.run(self.reader, op.input.model_validate(call["args"]))
+        return json.dumps({"ok": True, "data": result.data}, default=str)
+
+    async def _task(self, bound: Any, task: Any) -> str:
+        messages: list[BaseMessage] = [SystemMessage(self.system),
+                                       HumanMessage(task.instruction)]
+        while True:
+            reply = await bound.ainvoke(messages, config=_meta("task", task.id))
+            messages.append(reply)
+            if not reply.tool_calls:
+                return str(reply.text)
+            for call in reply.tool_calls:
+                messages.append(ToolMessage(self._tool(call), tool_call_id=call["id"]))
+
+    async def request(self, text: str) -> str:
+        """One request: plan, every task concurrently, the streamed synthesis."""
+        from opsgraph.engine.plan import TaskPlan
+
+        plan = await self.model.with_structured_output(TaskPlan).ainvoke(
+            [SystemMessage("Plan the request."), HumanMessage(text)], config=_meta("decompose"))
+        assert isinstance(plan, TaskPlan)
+        bound = self.model.bind_tools(self.tools)
+        results = await asyncio.gather(*(self._task(bound, t) for t in plan.tasks))
+        prompt = [SystemMessage("Answer from the results."), HumanMessage(json.dumps(results))]
+        parts = [str(chunk.text) async for chunk in
+                 self.model.astream(prompt, config=_meta("synthesise"))]
+        return "".join(parts)
+
+    async def many(self, n: int) -> None:
+        """`n` requests, one after the other, on one event loop."""
+        for _ in range(n):
+            await self.request(request_text("Find these members"))
+
+    def tools_only(self, script: dict[str, Any], n: int) -> float:
+        """CPU seconds per request of the request's tool calls alone (`n` rounds)."""
+        calls = [call for turns in script["turns"].values() for turn in turns
+                 for call in turn.get("tool_calls", [])]
+        cpu = time.process_time()
+        for _ in range(n):
+            for call in calls:
+                self._tool(call)
+        return (time.process_time() - cpu) / n
+
+
+def measure_cpu(env: BenchEnv, requests: int) -> CpuPerRequest:
+    """CPU per request of the harness and of the floor, after warm-up."""
+    script = fanout_script(8, 0)
+    spec = env.write_script("fanout-0ms", script)
+    warmup = min(WARMUP, requests)
+    for _ in range(warmup):
+        timed_run(env, spec)
+    cpu, wall = time.process_time(), time.perf_counter()
+    for _ in range(requests):
+        timed_run(env, spec)
+    harness_cpu, harness_wall = time.process_time() - cpu, time.perf_counter() - wall
+    floor = AsyncioFloor(env, spec)
+    asyncio.run(floor.many(warmup))
+    cpu, wall = time.process_time(), time.perf_counter()
+    asyncio.run(floor.many(requests))
+    floor_cpu, floor_wall = time.process_time() - cpu, time.perf_counter() - wall
+    return CpuPerRequest(harness_cpu / requests, harness_wall / requests,
+                         floor_cpu / requests, floor_wall / requests,
+                         floor.tools_only(script, requests), requests)
+
+
+def cpu_row(result: CpuPerRequest) -> Row:
+    """Case 3's row."""
+    ratio = result.harness_cpu_s / result.floor_cpu_s
+    calls = model_calls(fanout_script(8, 0))
+    return Row(
+        case="3", name="harness CPU per request at 0 ms vs asyncio floor",
+        measured={"harness_cpu_ms": round(result.harness_cpu_s * 1000, 2),
+                  "floor_cpu_ms": round(result.floor_cpu_s * 1000, 2),
+                  "tool_cpu_ms": round(result.tool_cpu_s * 1000, 2),
+                  "ratio_without_tools": round(result.ratio_without_tools, 3),
+                  "harness_wall_ms": round(result.harness_wall_s * 1000, 2),
+                  "floor_wall_ms": round(result.floor_wall_s * 1000, 2),
+                  "requests": result.requests, "model_calls_per_request": calls},
+        summary=(f"{result.harness_cpu_s * 1000:.1f} ms vs {result.floor_cpu_s * 1000:.1f} ms "
+                 "CPU"),
+        ratio=ratio, limit=TARGET, target=f"≤ {TARGET:g}",
+        note=(f"8-task request ({calls} model calls, 8 members_search calls), mean of "
+              f"{result.requests} after warm-up. The tools alone take "
+              f"{result.tool_cpu_s * 1000:.1f} ms of both; without them the ratio is "
+              f"{result.ratio_without_tools:.2f}. Wall per request at 0 ms: harness "
+              f"{result.harness_wall_s * 1000:.0f} ms, floor {result.floor_wall_s * 1000:.0f} ms"))

@@ -1,0 +1,152 @@
+"""What dominates harness CPU: exact per-thread CPU of named cost centres.
+
+Two samplers were tried first and mislead here. cProfile's per-call cost inflates code made
+of many tiny Python calls (difflib's name matching came out at 44 % of a request whose
+tools take 17 % unprofiled); a stack sampler charges CPU to wherever a thread sits when
+looked at, which after a burst of work is usually a blocking socket read. So the bench
+times the centres themselves: for the profiled requests only, a few functions of the
+runtime are wrapped (in this process, restored afterwards; no file changes) to add the
+calling thread's CPU time (`time.thread_time`) spent inside them. The centres do not nest
+in one another, so their shares add up; "the rest" is the process's CPU outside them.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from typing import Any, Literal
+
+Wrap = Literal["call", "generator", "factory"]
+# (label, module, attribute, how): "factory" wraps what the function returns (a closure).
+CENTRES: tuple[tuple[str, str, str, Wrap], ...] = (
+    ("tool calls: guard + operation (also in the floor)",
+     "opsgraph.tools.binding", "guard", "factory"),
+    ("model calls: langchain invoke + scripted model (also in the floor)",
+     "opsgraph.engine.model_calls", "invoke", "call"),
+    ("plan call: structured output (also in the floor)",
+     "opsgraph.engine.model_calls", "structured", "call"),
+    ("synthesis: streamed answer (also in the floor)",
+     "opsgraph.engine.model_calls", "stream_text", "generator"),
+    ("ranking the request: rank_agents", "opsgraph.registry.ranker", "rank_agents", "call"),
+    ("routing plan tasks: route", "opsgraph.engine.decompose", "route", "call"),
+    ("per-task model resolution: resolve_model_spec (a tenant_models read per task)",
+     "opsgraph.models.overrides", "resolve_model_spec", "call"),
+    ("per-task tool binding: bind_agent_tools", "opsgraph.engine.agent_run",
+     "bind_agent_tools", "call"),
+    ("per-task system prompt: system_prompt", "opsgraph.registry.prompt", "system_prompt",
+     "call"),
+    ("run set-up: make_context (tenant read)", "opsgraph.engine.runner", "make_context",
+     "call"),
+    ("thread lease: acquire", "opsgraph.engine.threads", "_try_acquire", "call"),
+)
+SCHEMA = "tool schemas: BoundTool.schema() per offered tool per turn"
+SAVER = (("checkpoint writes: MongoDBSaver.put / put_writes", ("put", "put_writes")),
+         ("checkpoint reads: MongoDBSaver.get_tuple", ("get_tuple",)))
+REST = "the rest: LangGraph's loop and executor, events, threads, message objects"
+
+
+class CentreClock:
+    """CPU seconds per centre, added from any thread."""
+
+    def __init__(self) -> None:
+        self.cpu: defaultdict[str, float] = defaultdict(float)
+        self._lock = threading.Lock()
+
+    def add(self, label: str, seconds: float) -> None:
+        with self._lock:
+            self.cpu[label] += seconds
+
+    def timed(self, label: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """`fn`, adding the calling thread's CPU inside it to `label`."""
+        @functools.wraps(fn)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            start = time.thread_time()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.add(label, time.thread_time() - start)
+        return call
+
+    def timed_generator(self, label: str, fn: Callable[..., Iterator[Any]]
+                        ) -> Callable[..., Iterator[Any]]:
+        """A generator function, timing each step (not the consumer between steps)."""
+        @functools.wraps(fn)
+        def call(*args: Any, **kwargs: Any) -> Iterator[Any]:
+            steps = fn(*args, **kwargs)
+            while True:
+                start = time.thread_time()
+                try:
+                    item = next(steps)
+                except StopIteration:
+                    return
+                finally:
+                    self.add(label, time.thread_time() - start)
+                yield item
+        return call
+
+    def wrapped(self, label: str, fn: Callable[..., Any], how: Wrap) -> Callable[..., Any]:
+        """`fn` wrapped the way `how` says."""
+        if how == "generator":
+            return self.timed_generator(label, fn)
+        if how == "factory":
+            return lambda *args, **kwargs: self.timed(label, fn(*args, **kwargs))
+        return self.timed(label, fn)
+
+
+@contextmanager
+def _patched(target: Any, name: str, value: Any) -> Iterator[None]:
+    original = getattr(target, name)
+    setattr(target, name, value)
+    try:
+        yield
+    finally:
+        setattr(target, name, original)
+
+
+@contextmanager
+def timing_centres(clock: CentreClock, saver: Any) -> Iterator[list[str]]:
+    """Wrap every centre for the block; yields the centres that could not be found."""
+    from opsgraph.tools.contract import BoundTool
+
+    missing: list[str] = []
+    with ExitStack() as stack:
+        for label, module_name, attribute, how in CENTRES:
+            module = importlib.import_module(module_name)
+            if not hasattr(module, attribute):
+                missing.append(f"{module_name}.{attribute}")
+                continue
+            fn = getattr(module, attribute)
+            stack.enter_context(_patched(module, attribute, clock.wrapped(label, fn, how)))
+        stack.enter_context(_patched(BoundTool, "schema",
+                                     clock.timed(SCHEMA, BoundTool.schema)))
+        for label, methods in SAVER:
+            for method in methods:  # on the instance: its class stays untouched
+                setattr(saver, method, clock.timed(label, getattr(saver, method)))
+                stack.callback(vars(saver).pop, method, None)
+        yield missing
+
+
+def dominant_costs(run: Callable[[], None], requests: int) -> list[str]:
+    """Run `run` (`requests` requests) with the centres timed; the report lines."""
+    from opsgraph.engine.graph import get_graph
+
+    clock = CentreClock()
+    with timing_centres(clock, get_graph().checkpointer) as missing:
+        start = time.process_time()
+        run()
+        total = time.process_time() - start
+    clock.cpu[REST] = max(0.0, total - sum(clock.cpu.values()))
+    total = total or 1e-9
+    lines = [f"{total * 1000 / requests:.1f} ms CPU per request ({requests} requests of 8 "
+             "tasks at 0 ms), by cost centre:"]
+    lines += [f"{100 * secs / total:5.1f} %  {secs * 1000 / requests:5.1f} ms  {label}"
+              for label, secs in sorted(clock.cpu.items(), key=lambda kv: -kv[1])
+              if secs / total >= 0.005]
+    if missing:
+        lines.append("not found (the runtime changed): " + ", ".join(missing))
+    return lines

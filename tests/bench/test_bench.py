@@ -1,0 +1,60 @@
+"""The benchmark's smoke test: a tiny configuration of every case, and the report's shape.
+
+No timing is asserted: numbers on a shared CI machine mean nothing. What a user would
+notice is asserted: every case yields its rows, each row is complete, nothing errored,
+and both outputs of `opsgraph bench` are what INTERFACES.md promises.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from opsgraph.bench import QUICK, Report, run_suite
+from opsgraph.bench.report import format_json, format_table
+
+CASES = {"1", "2", "3", "4", "5", "6", "7", "8", "9"}
+
+
+@pytest.fixture(scope="module")
+def report() -> Report:
+    return run_suite(QUICK)
+
+
+def test_every_case_reports_without_errors(report: Report) -> None:
+    assert report.errors == []
+    assert {row.case for row in report.rows} == CASES
+    assert len(report.rows) >= 15
+    assert [row.case for row in report.rows] == sorted(row.case for row in report.rows)
+
+
+def test_rows_are_complete(report: Report) -> None:
+    for row in report.rows:
+        assert row.name and row.summary and row.target and row.measured
+        assert all(math.isfinite(value) for value in row.measured.values()), row.name
+        if row.limit is not None:
+            assert row.ratio is not None and math.isfinite(row.ratio), row.name
+            assert row.passed in (True, False)
+        else:
+            assert row.passed is None
+
+
+def test_dominant_costs_name_the_cost_centres(report: Report) -> None:
+    text = "\n".join(report.dominant_costs)
+    assert "by cost centre" in text and "tool calls" in text and "checkpoint writes" in text
+
+
+def test_json_output_is_one_object(report: Report) -> None:
+    data = json.loads(format_json(report))
+    assert set(data) >= {"rows", "dominant_costs", "environment", "errors", "elapsed_s"}
+    row = data["rows"][0]
+    assert set(row) >= {"case", "name", "measured", "target", "ratio", "passed"}
+
+
+def test_table_lists_every_row(report: Report) -> None:
+    table = format_table(report)
+    assert table.splitlines()[0].split()[:2] == ["#", "measurement"]
+    for row in report.rows:
+        assert row.name in table
