@@ -69,8 +69,15 @@ def verify_token(token: str) -> Principal:
         claims = json.loads(_unb64(body))
     except (ValueError, json.JSONDecodeError) as exc:
         raise Unauthorized("malformed bearer token") from exc
-    if not isinstance(claims, dict) or int(claims.get("exp", 0)) < time.time():
+    if not isinstance(claims, dict):
+        raise Unauthorized("malformed bearer token")
+    exp = claims.get("exp")
+    if not isinstance(exp, int | float) or isinstance(exp, bool):
+        raise Unauthorized("bearer token: exp must be a number")
+    if exp < time.time():
         raise Unauthorized("bearer token expired")
+    if not isinstance(claims.get("roles"), list):
+        raise Unauthorized("bearer token: roles must be a list")
     try:
         return Principal(
             tenant_id=str(claims["tenant"]), user_id=str(claims["user"]),

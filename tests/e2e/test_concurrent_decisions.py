@@ -84,11 +84,6 @@ def test_one_of_twenty_concurrent_approvals_wins(server: AppServer, demo_db: Any
           f"refunded {after['refunded']:.2f} = {CHANGES} x {AMOUNT:.2f}")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "src bug: the resume claim (approvals/resume.py claim_resume, taken in "
-    "engine/approval_flow.py resume_change) lasts OPSGRAPH_APPLY_LEASE_S and is not renewed "
-    "while the run resumes; a second approval posted after it lapsed wins the claim, waits "
-    "for the thread, and answers 200 with a failed run (error not_paused), not 409"))
 def test_a_second_approval_during_a_long_resume_is_409(server: AppServer, http: httpx.Client,
                                                       demo_db: Any) -> None:
     # The resumed run's last model turn takes twice the one-second lease.

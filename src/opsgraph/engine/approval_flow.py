@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from opsgraph.engine.events import Event
-from opsgraph.engine.runner import stream_resume
+from opsgraph.engine.runner import NotWaiting, stream_resume
 from opsgraph.errors import Conflict, Gone
 from opsgraph.faults import crash_point
 from opsgraph.principal import Principal
@@ -23,7 +23,11 @@ def resume_change(principal: Principal, scope: TenantScope, change_id: str, thre
     if not claim_resume(scope, change_id):
         raise Conflict(f"change {change_id} is already decided and its run resumed "
                        "(or being resumed)", change_id=change_id)
-    yield from stream_resume(principal, thread_id, {change_id: value}, model=model)
+    try:
+        yield from stream_resume(principal, thread_id, {change_id: value}, model=model)
+    except NotWaiting:
+        mark_resumed(scope, change_id)  # the run already moved past this change
+        raise
     mark_resumed(scope, change_id)
 
 

@@ -26,6 +26,10 @@ log = logging.getLogger(__name__)
 RECURSION_LIMIT = 25
 
 
+class NotWaiting(Conflict):
+    """A decision arrived for a run that no longer waits for it."""
+
+
 def graph_thread_id(principal: Principal, thread_id: str) -> str:
     """Checkpoints are keyed per tenant: no tenant can reach another's thread."""
     return f"{principal.tenant_id}:{thread_id}"
@@ -126,10 +130,9 @@ def stream_resume(principal: Principal, thread_id: str, decisions: dict[str, Any
         by_change = {i.value.get("change_id"): i.id for i in interrupts
                      if isinstance(i.value, dict)}
         resume = {by_change[cid]: value for cid, value in decisions.items() if cid in by_change}
-        yield ids.make("run_started", {"thread_id": thread_id, "run_id": ids.run_id})
         if not resume:
-            yield ids.make("error", {"code": "not_paused",
-                                     "message": "the run is not waiting for these changes"})
-            yield ids.make("run_finished", {"thread_id": thread_id, "status": "failed"})
-            return
+            raise NotWaiting(f"thread {thread_id} is not waiting for "
+                             f"{', '.join(decisions)}: its run was already resumed",
+                             thread_id=thread_id)
+        yield ids.make("run_started", {"thread_id": thread_id, "run_id": ids.run_id})
         yield from _drive(ctx, Command(resume=resume), ids)
