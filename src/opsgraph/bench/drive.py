@@ -9,10 +9,11 @@ from __future__ import annotations
 import itertools
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from opsgraph.bench.environment import BenchEnv
+from opsgraph.engine.events import Event
 from opsgraph.errors import OpsgraphError
 
 _sequence = itertools.count(1)
@@ -39,31 +40,65 @@ def request_text(label: str) -> str:
     return f"{label} (bench request {n})"
 
 
-def timed_run(env: BenchEnv, spec: str, label: str = "Find these members") -> RunTiming:
-    """Run one request on a new thread; raise BenchFailure unless it and its tasks complete."""
+class _Recorder:
+    """Marks each first event, collects failures, checks the run completed."""
+
+    def __init__(self, thread_id: str, spec: str) -> None:
+        self.thread_id, self.spec = thread_id, spec
+        self.start = time.perf_counter()
+        self.marks: dict[str, float] = {}
+        self.failed: list[str] = []
+        self.finished: dict[str, object] = {}
+
+    def see(self, event: Event) -> None:
+        """Note one event of the run."""
+        self.marks.setdefault(event.event, time.perf_counter() - self.start)
+        if event.event == "task_finished" and event.data.get("status") != "completed":
+            self.failed.append(f"{event.data.get('task_id')}: {event.data.get('status')}")
+        elif event.event == "error":
+            self.failed.append(str(event.data.get("message")))
+        elif event.event == "run_finished":
+            self.finished = event.data
+
+    def timing(self) -> RunTiming:
+        """The run's timing; BenchFailure unless it and every task completed."""
+        wall = time.perf_counter() - self.start
+        if self.finished.get("status") != "completed" or self.failed:
+            raise BenchFailure(f"run {self.thread_id} with {self.spec} did not complete: "
+                               f"{self.finished.get('status')}; "
+                               f"{'; '.join(self.failed) or 'no detail'}")
+        usage = self.finished.get("usage")
+        calls = int(usage.get("model_calls", 0)) if isinstance(usage, dict) else 0
+        return RunTiming(wall, self.marks, calls)
+
+
+def _start(env: BenchEnv, spec: str, label: str) -> tuple[_Recorder, Iterator[Event]]:
     from opsgraph.engine.runner import stream_run
 
     thread_id = f"bench-{next(_sequence)}"
-    start = time.perf_counter()
-    marks: dict[str, float] = {}
-    finished: dict[str, object] = {}
-    failed: list[str] = []
-    for event in stream_run(env.principal, request_text(label), thread_id=thread_id,
-                            model=spec):
-        marks.setdefault(event.event, time.perf_counter() - start)
-        if event.event == "task_finished" and event.data.get("status") != "completed":
-            failed.append(f"{event.data.get('task_id')}: {event.data.get('status')}")
-        elif event.event == "error":
-            failed.append(str(event.data.get("message")))
-        elif event.event == "run_finished":
-            finished = event.data
-    wall = time.perf_counter() - start
-    if finished.get("status") != "completed" or failed:
-        raise BenchFailure(f"run {thread_id} with {spec} did not complete: "
-                           f"{finished.get('status')}; {'; '.join(failed) or 'no detail'}")
-    usage = finished.get("usage")
-    calls = int(usage.get("model_calls", 0)) if isinstance(usage, dict) else 0
-    return RunTiming(wall, marks, calls)
+    recorder = _Recorder(thread_id, spec)
+    return recorder, stream_run(env.principal, request_text(label), thread_id=thread_id,
+                                model=spec)
+
+
+def timed_run(env: BenchEnv, spec: str, label: str = "Find these members") -> RunTiming:
+    """Run one request on a new thread; raise BenchFailure unless it and its tasks complete."""
+    recorder, events = _start(env, spec, label)
+    for event in events:
+        recorder.see(event)
+    return recorder.timing()
+
+
+async def timed_async_run(env: BenchEnv, spec: str,
+                          label: str = "Find these members") -> RunTiming:
+    """`timed_run` from an event loop, driven as the HTTP API drives it (a thread per step)."""
+    from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
+
+    recorder, events = _start(env, spec, label)
+    recorder.see(await run_in_threadpool(next, events))
+    async for event in iterate_in_threadpool(events):
+        recorder.see(event)
+    return recorder.timing()
 
 
 def repeat(runs: int, once: Callable[[], RunTiming]) -> list[RunTiming]:

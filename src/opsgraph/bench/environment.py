@@ -39,6 +39,7 @@ class CommandCounter(monitoring.CommandListener):
         self._lock = threading.Lock()
 
     def started(self, event: monitoring.CommandStartedEvent) -> None:
+        """Count the command when counting is on."""
         if self.active:
             target = event.command.get(event.command_name)
             key = f"{event.command_name} {target}" if isinstance(target, str) else \
@@ -47,9 +48,11 @@ class CommandCounter(monitoring.CommandListener):
                 self.counts[key] += 1
 
     def succeeded(self, event: monitoring.CommandSucceededEvent) -> None:
+        """Nothing to do: commands are counted when they start."""
         return None
 
     def failed(self, event: monitoring.CommandFailedEvent) -> None:
+        """Nothing to do: commands are counted when they start."""
         return None
 
     @contextmanager

@@ -4,12 +4,14 @@ The floor makes the same calls with the same scripted model instance: the plan t
 structured output, each task's two turns with the tool bound, the tool through the
 operations catalogue (validate, run), the synthesis streamed — and nothing else: no graph,
 no checkpoints, no gates, no ranking, no lease. CPU is `time.process_time()` (every thread
-of this process; the store's server process is not counted) over N requests after warm-up.
+of this process; the store's server process is not counted) over N requests after warm-up,
+each side starting from a full collection so that neither pays for the other's garbage.
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import time
 from dataclasses import dataclass
@@ -127,12 +129,14 @@ def measure_cpu(env: BenchEnv, requests: int) -> CpuPerRequest:
     warmup = min(WARMUP, requests)
     for _ in range(warmup):
         timed_run(env, spec)
+    gc.collect()
     cpu, wall = time.process_time(), time.perf_counter()
     for _ in range(requests):
         timed_run(env, spec)
     harness_cpu, harness_wall = time.process_time() - cpu, time.perf_counter() - wall
     floor = AsyncioFloor(env, spec)
     asyncio.run(floor.many(warmup))
+    gc.collect()
     cpu, wall = time.process_time(), time.perf_counter()
     asyncio.run(floor.many(requests))
     floor_cpu, floor_wall = time.process_time() - cpu, time.perf_counter() - wall

@@ -13,6 +13,7 @@ in one another, so their shares add up; "the rest" is the process's CPU outside 
 from __future__ import annotations
 
 import functools
+import gc
 import importlib
 import threading
 import time
@@ -48,6 +49,7 @@ SCHEMA = "tool schemas: BoundTool.schema() per offered tool per turn"
 SAVER = (("checkpoint writes: MongoDBSaver.put / put_writes", ("put", "put_writes")),
          ("checkpoint reads: MongoDBSaver.get_tuple", ("get_tuple",)))
 REST = "the rest: LangGraph's loop and executor, events, threads, message objects"
+GC = "garbage collection"
 
 
 class CentreClock:
@@ -55,21 +57,42 @@ class CentreClock:
 
     def __init__(self) -> None:
         self.cpu: defaultdict[str, float] = defaultdict(float)
+        self.collections: defaultdict[int, int] = defaultdict(int)
         self._lock = threading.Lock()
+        self._local = threading.local()
 
     def add(self, label: str, seconds: float) -> None:
+        """Add CPU seconds to a centre."""
         with self._lock:
             self.cpu[label] += seconds
 
+    def _gc_spent(self) -> float:
+        """CPU seconds this thread has spent collecting garbage so far."""
+        return float(getattr(self._local, "gc", 0.0))
+
+    def on_gc(self, phase: str, info: dict[str, Any]) -> None:
+        """A `gc.callbacks` hook: time each collection in the thread that triggered it."""
+        if phase == "start":
+            self._local.gc_start = time.thread_time()
+            return
+        spent = time.thread_time() - getattr(self._local, "gc_start", time.thread_time())
+        self._local.gc = self._gc_spent() + spent
+        self.add(GC, spent)
+        with self._lock:
+            self.collections[int(info.get("generation", -1))] += 1
+
+    def _since(self, start: tuple[float, float]) -> float:
+        return time.thread_time() - start[0] - (self._gc_spent() - start[1])
+
     def timed(self, label: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-        """`fn`, adding the calling thread's CPU inside it to `label`."""
+        """`fn`, adding the calling thread's CPU inside it (less collections) to `label`."""
         @functools.wraps(fn)
         def call(*args: Any, **kwargs: Any) -> Any:
-            start = time.thread_time()
+            start = (time.thread_time(), self._gc_spent())
             try:
                 return fn(*args, **kwargs)
             finally:
-                self.add(label, time.thread_time() - start)
+                self.add(label, self._since(start))
         return call
 
     def timed_generator(self, label: str, fn: Callable[..., Iterator[Any]]
@@ -79,13 +102,13 @@ class CentreClock:
         def call(*args: Any, **kwargs: Any) -> Iterator[Any]:
             steps = fn(*args, **kwargs)
             while True:
-                start = time.thread_time()
+                start = (time.thread_time(), self._gc_spent())
                 try:
                     item = next(steps)
                 except StopIteration:
                     return
                 finally:
-                    self.add(label, time.thread_time() - start)
+                    self.add(label, self._since(start))
                 yield item
         return call
 
@@ -128,6 +151,8 @@ def timing_centres(clock: CentreClock, saver: Any) -> Iterator[list[str]]:
             for method in methods:  # on the instance: its class stays untouched
                 setattr(saver, method, clock.timed(label, getattr(saver, method)))
                 stack.callback(vars(saver).pop, method, None)
+        gc.callbacks.append(clock.on_gc)
+        stack.callback(gc.callbacks.remove, clock.on_gc)
         yield missing
 
 
@@ -136,6 +161,7 @@ def dominant_costs(run: Callable[[], None], requests: int) -> list[str]:
     from opsgraph.engine.graph import get_graph
 
     clock = CentreClock()
+    gc.collect()  # a full collection owed to earlier work is not this request's cost
     with timing_centres(clock, get_graph().checkpointer) as missing:
         start = time.process_time()
         run()
@@ -147,6 +173,9 @@ def dominant_costs(run: Callable[[], None], requests: int) -> list[str]:
     lines += [f"{100 * secs / total:5.1f} %  {secs * 1000 / requests:5.1f} ms  {label}"
               for label, secs in sorted(clock.cpu.items(), key=lambda kv: -kv[1])
               if secs / total >= 0.005]
+    counts = ", ".join(f"gen {gen}: {n / requests:.1f}" for gen, n in
+                       sorted(clock.collections.items()))
+    lines.append(f"garbage collections per request: {counts or 'none'}")
     if missing:
         lines.append("not found (the runtime changed): " + ", ".join(missing))
     return lines

@@ -35,7 +35,7 @@ class BenchConfig:
     runs: int = 5
     supervisor_runs: int = 2
     cpu_requests: int = 10
-    profile_requests: int = 5
+    profile_requests: int = 10
     burst_size: int = 50
     burst_latency_ms: int = 50
     ranker_requests: int = 50
