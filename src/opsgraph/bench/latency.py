@@ -62,7 +62,7 @@ def measure_fanout(env: BenchEnv, latency_ms: int, runs: int) -> FanoutTimes:
 
 
 def fanout_rows(times: FanoutTimes) -> list[Row]:
-    """Case 1: one row per cap."""
+    """Case 1: one row per model cap, and one for the async entry at cap 8."""
     script = fanout_script(8, times.latency_ms)
     path = critical_path_ms(script)
     rows = []
