@@ -260,8 +260,9 @@ def _settle(scope: TenantScope, change: PendingChange, to: str, fields: Document
     """executing → applied | failed, only for the holder of the apply lease."""
     settled = _cas(
         scope, change.change_id, {"status": "executing", "lease_token": change.lease_token},
-        # finished_at is when it settled (a slow apply must not shorten the resume window)
-        {"$set": {**fields, "status": to, "finished_at": utcnow()}},
+        # finished_at is when it settled, not when the decision began: a slow apply must not
+        # shorten the settling decider's window to resume the run (`now` may be injected)
+        {"$set": {**fields, "status": to, "finished_at": max(now, utcnow())}},
     )
     if settled is None:
         raise Conflict(f"change {change.change_id}: the apply was taken over by another "
