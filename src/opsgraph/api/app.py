@@ -6,6 +6,7 @@ the graph or a model provider; routes that need them import on first use.
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 from collections.abc import AsyncIterator
@@ -185,6 +186,9 @@ def create_app(*, check_registry: bool = True) -> Starlette:
             from opsgraph.registry.loader import get_registry
 
             await run_in_threadpool(get_registry)  # raises on an invalid registry
+        # What is loaded by now lives as long as the process: keep the collector off it.
+        gc.collect()
+        gc.freeze()
         yield
 
     return Starlette(routes=ROUTES, lifespan=lifespan, exception_handlers={

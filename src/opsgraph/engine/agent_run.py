@@ -91,7 +91,8 @@ def run_agent(ctx: RunContext, agent: Any, task: dict[str, Any],
     tools = bind_agent_tools(Context(ctx.scope, ctx.principal), agent.tools, ctx.plan)
     requires = {op.replace(".", "_"): [r.replace(".", "_") for r in needs]
                 for op, needs in agent.requires.items()}
-    spec = resolve_model_spec(ctx.scope, agent.name, agent.model_tier, ctx.run_model)
+    spec = resolve_model_spec(ctx.scope, agent.name, agent.model_tier, ctx.run_model,
+                              overrides=ctx.model_overrides)
     acts = agent.kind == "action"
     system = cached_system_message(get_chat_model(spec), system_prompt(agent))
     messages: list[BaseMessage] = [system, HumanMessage(task_brief(task, dep_results))]

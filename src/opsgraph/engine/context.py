@@ -73,3 +73,5 @@ class RunContext:
     run_model: str | None = None
     call_budget: int = field(default_factory=lambda: _env_int("OPSGRAPH_RUN_MODEL_CALLS", 60))
     usage: Usage = field(default_factory=Usage)
+    model_overrides: dict[str, str] = field(default_factory=dict)
+    """The tenant's per-agent models, read once per run."""

@@ -66,15 +66,15 @@ def stream_text(ctx: RunContext, spec: str, messages: list[BaseMessage], *,
 
     ctx.usage.spend_call(ctx.call_budget, stage)
     model = get_chat_model(spec)
-    total: AIMessageChunk | None = None
+    chunks: list[AIMessageChunk] = []
     with model_call_slot():
         for chunk in model.stream(messages, config={"metadata": _metadata(stage, None)}):
-            total = chunk if total is None else total + chunk
+            chunks.append(chunk)
             text = chunk.text if isinstance(chunk.text, str) else str(chunk.content)
             if text:
                 yield text
-    if total is not None:
-        ctx.usage.add(usage_of(total))
+    if chunks:
+        ctx.usage.add(usage_of(chunks[0] + chunks[1:] if len(chunks) > 1 else chunks[0]))
 
 
 @task

@@ -7,6 +7,7 @@ and is never handed to a model (direct calls only).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -62,12 +63,24 @@ class BoundTool:
 
     @property
     def description(self) -> str:
-        extra = " Proposes a change for a manager to approve; it is not applied yet." \
-            if self.kind == "preview" else ""
-        return self.operation.description + extra
+        return str(self.schema()["description"])
 
     def schema(self) -> dict[str, Any]:
         """The tool definition handed to the model, generated from the input model."""
-        params = self.operation.input.model_json_schema()
-        params.pop("title", None)
-        return {"name": self.name, "description": self.description, "parameters": params}
+        return tool_schema(self.operation, self.kind)
+
+
+@functools.lru_cache(maxsize=256)
+def _schema(op_id: str, kind: ToolKind, input_model: type[Any], description: str
+            ) -> dict[str, Any]:
+    params = input_model.model_json_schema()
+    params.pop("title", None)
+    if kind == "preview":
+        description += " Proposes a change for a manager to approve; it is not applied yet."
+    return {"name": op_id.replace(".", "_"), "description": description, "parameters": params}
+
+
+def tool_schema(op: Operation, kind: ToolKind) -> dict[str, Any]:
+    """The definition of `op` as a tool, generated once per operation and kind (every turn
+    of every agent offers it again)."""
+    return _schema(op.id, kind, op.input, op.description)
