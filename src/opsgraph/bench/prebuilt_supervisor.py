@@ -3,7 +3,8 @@
 `create_supervisor` over 8 `create_react_agent` workers. Kept equal where it can be: the
 same scripted chat model class and latency, each worker searching then answering (16 calls,
 as our 8 tasks make), the same guarded `members_search` tool, the same system prompt for
-the workers, the same MongoDBSaver instance with `durability="sync"`, driven synchronously.
+the workers, the same MongoDBSaver instance with `durability="exit"` (as our runner), driven
+synchronously.
 
 What differs is what each design is. There, an LLM supervisor routes by handing off one
 worker at a time and answers at the end (9 supervisor calls: 25 model calls in all, run
@@ -129,7 +130,7 @@ class PrebuiltSupervisor:
         start = time.perf_counter()
         out = self.graph.invoke({"messages": [HumanMessage(text)]},
                                 {"configurable": {"thread_id": str(uuid.uuid4())},
-                                 "recursion_limit": 100}, durability="sync")
+                                 "recursion_limit": 100}, durability="exit")
         wall = time.perf_counter() - start
         last = out["messages"][-1]
         if self.tool_calls - before != self.workers or not isinstance(last, AIMessage):
