@@ -34,7 +34,7 @@ def build_openai_model(name: str, *, rate_limiter: BaseRateLimiter | None = None
     except ImportError:
         raise BadInput("model: openai: specs need langchain-openai; install the extra: "
                        "pip install 'opsgraph[openai]'", field="model") from None
-    return ChatOpenAI(
+    model: BaseChatModel = ChatOpenAI(
         model=name,
         base_url=base_url,
         api_key=os.environ.get("OPENAI_API_KEY") or LOCAL_API_KEY,  # type: ignore[arg-type]
@@ -43,3 +43,4 @@ def build_openai_model(name: str, *, rate_limiter: BaseRateLimiter | None = None
         stream_usage=True,
         rate_limiter=rate_limiter,
     )
+    return model
