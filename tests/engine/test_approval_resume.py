@@ -118,3 +118,30 @@ def test_a_thread_waiting_for_approval_refuses_a_new_message(script: Any) -> Non
     chat(person("staff"), "fix emily's phone", model, thread="th-busy")
     with pytest.raises(Conflict, match="waiting for 1 approval"):
         chat(person("staff"), "something else", model, thread="th-busy")
+
+
+def test_a_full_refund_is_reported_to_the_agent_as_applied(script: Any, demo_db: Any) -> None:
+    # On resume the writer task replays its tool rounds from the checkpoint: the preview is
+    # not computed again against the invoice its own approval just refunded in full.
+    from opsgraph.engine.graph import get_graph
+    from opsgraph.engine.runner import graph_thread_id
+
+    model = script({
+        "plan": {"tasks": [task("t1", "invoices", "refund", "Refund INV-1003 in full")]},
+        "turns": {"t1": [call("invoices_list"), call("invoices_get", invoice="INV-1003"),
+                         call("invoices_refund", invoice="INV-1003", amount=45,
+                              reason="Court closed"),
+                         {"content": "Refunded."}]},
+        "synthesis": "INV-1003 is refunded.",
+    })
+    manager = person("manager")
+    events = chat(manager, "refund INV-1003", model, thread="th-refund")
+    [card] = of(events, "approval_required")[0]["changes"]
+    done = decide(card["change_id"], "approve")
+    assert finished(done)["status"] == "completed"
+    assert demo_db["invoices"].find_one({"_id": "inv_demo_1003"})["refunded"] == 45
+    state = get_graph().get_state({"configurable": {
+        "thread_id": graph_thread_id(manager, "th-refund")}})
+    assert state.values["results"]["t1"]["calls"] == [
+        {"tool": "invoices_list", "ok": True}, {"tool": "invoices_get", "ok": True},
+        {"tool": "invoices_refund", "ok": True}]

@@ -99,4 +99,5 @@ def run_agent(ctx: RunContext, agent: Any, task: dict[str, Any],
     return run_tool_loop(
         ask=_asker(ctx, spec, task["id"], checkpointed=acts), tools=tools, requires=requires,
         messages=messages, max_rounds=agent.round_limit, agent=agent.name,
-        on_proposal=proposal_handler(ctx, agent.name, task["id"]) if acts else None)
+        on_proposal=proposal_handler(ctx, agent.name, task["id"]) if acts else None,
+        run_round=model_calls.replayable_round if acts else None)

@@ -79,7 +79,8 @@ def _run(ctx: RunContext, task: dict[str, Any],
         log.exception("task %s (%s) failed", task["id"], agent.name)
         return _result(task, "failed", error=str(exc) or type(exc).__name__)
     return _result(task, "completed", content=loop.content,
-                   sources=[s.to_json() for s in loop.sources], tool_calls=loop.tool_calls)
+                   sources=[s.to_json() for s in loop.sources], tool_calls=loop.tool_calls,
+                   calls=loop.calls)
 
 
 @task

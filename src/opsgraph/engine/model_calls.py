@@ -8,13 +8,15 @@ checkpoint instead of calling the model again.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langgraph.func import task
 
 from opsgraph.engine.context import RunContext
+from opsgraph.engine.tool_loop import dispatch
+from opsgraph.tools.contract import BoundTool, ToolOutcome
 
 
 def _metadata(stage: str, task_id: str | None) -> dict[str, Any]:
@@ -75,6 +77,24 @@ def stream_text(ctx: RunContext, spec: str, messages: list[BaseMessage], *,
                 yield text
     if chunks:
         ctx.usage.add(usage_of(chunks[0] + chunks[1:] if len(chunks) > 1 else chunks[0]))
+
+
+@task
+def tool_round(calls: list[dict[str, Any]], tools: Mapping[str, BoundTool],
+               offered: list[str], requires: Mapping[str, Sequence[str]],
+               succeeded: set[str]) -> list[dict[str, Any]]:
+    """A checkpointed round of tool calls (writer tasks): on resume its results come back
+    from the checkpoint — a preview is not computed again against the state its own
+    approval already changed."""
+    return [o.to_record() for o in dispatch(calls, tools, offered, requires, succeeded)]
+
+
+def replayable_round(calls: Sequence[dict[str, Any]], tools: Mapping[str, BoundTool],
+                     offered: Sequence[str], requires: Mapping[str, Sequence[str]],
+                     succeeded: set[str]) -> list[ToolOutcome]:
+    """`tool_round` as the tool loop calls it."""
+    records = tool_round(list(calls), tools, list(offered), requires, set(succeeded)).result()
+    return [ToolOutcome.from_record(r) for r in records]
 
 
 @task

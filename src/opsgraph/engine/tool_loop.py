@@ -23,6 +23,9 @@ from opsgraph.tools.contract import BoundTool, Proposal, ToolOutcome
 from opsgraph.tools.prerequisites import frontier
 
 AskModel = Callable[[list[BaseMessage], list[dict[str, Any]]], AIMessage]
+Dispatch = Callable[[Sequence[dict[str, Any]], Mapping[str, BoundTool], Sequence[str],
+                     Mapping[str, Sequence[str]], set[str]], list[ToolOutcome]]
+"""Runs one round of tool calls; action agents pass a checkpointed one."""
 OnProposal = Callable[[Proposal], tuple[bool, str]]
 """Records a proposal and waits for the decision; returns (applied, message for the model)."""
 
@@ -38,6 +41,8 @@ class LoopResult:
     rounds: int
     sources: list[Source] = field(default_factory=list)
     tool_calls: int = 0
+    calls: list[dict[str, Any]] = field(default_factory=list)
+    """Each call in order: tool name and whether it succeeded (approved, for a proposal)."""
 
 
 def _text(message: AIMessage) -> str:
@@ -74,8 +79,8 @@ def dispatch(calls: Sequence[dict[str, Any]], tools: Mapping[str, BoundTool],
 
 def run_tool_loop(*, ask: AskModel, tools: Mapping[str, BoundTool],
                   requires: Mapping[str, Sequence[str]], messages: list[BaseMessage],
-                  max_rounds: int, agent: str,
-                  on_proposal: OnProposal | None = None) -> LoopResult:
+                  max_rounds: int, agent: str, on_proposal: OnProposal | None = None,
+                  run_round: Dispatch | None = None) -> LoopResult:
     """Run the model ↔ tools loop until the model answers without tool calls."""
     succeeded: set[str] = set()
     result = LoopResult(content="", rounds=0)
@@ -91,7 +96,7 @@ def run_tool_loop(*, ask: AskModel, tools: Mapping[str, BoundTool],
                              f"{agent} stopped at its cap of {max_rounds} tool rounds")
         result.rounds += 1
         calls: list[dict[str, Any]] = [dict(c) for c in reply.tool_calls]
-        outcomes = dispatch(calls, tools, offered, requires, succeeded)
+        outcomes = (run_round or dispatch)(calls, tools, offered, requires, succeeded)
         for call, outcome in zip(calls, outcomes, strict=True):
             ok, text = outcome.ok, outcome.for_model()
             if outcome.proposal is not None:
@@ -100,6 +105,7 @@ def run_tool_loop(*, ask: AskModel, tools: Mapping[str, BoundTool],
                 else:
                     ok, text = on_proposal(outcome.proposal)
             result.tool_calls += 1
+            result.calls.append({"tool": call["name"], "ok": ok})
             result.sources.extend(outcome.sources)
             if ok:
                 succeeded.add(call["name"])

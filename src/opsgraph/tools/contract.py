@@ -8,6 +8,7 @@ and is never handed to a model (direct calls only).
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -46,10 +47,27 @@ class ToolOutcome:
 
     def for_model(self) -> str:
         """The tool message: marked as data; errors say what to do next."""
-        import json
-
         body = {"ok": self.ok, "data" if self.ok else "error": self.content}
         return f"{DATA_NOTICE}\n{json.dumps(body, default=str, ensure_ascii=False)}"
+
+    def to_record(self) -> dict[str, Any]:
+        """Plain data for a checkpoint (a replayed round must not run its tools again)."""
+        proposal = None
+        if self.proposal is not None:
+            p = self.proposal
+            proposal = {"operation": p.operation, "args": p.args, "summary": p.preview.summary,
+                        "old": p.preview.old, "new": p.preview.new}
+        return {"ok": self.ok, "content": json.loads(json.dumps(self.content, default=str)),
+                "sources": [s.to_json() for s in self.sources], "proposal": proposal}
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> ToolOutcome:
+        """The outcome `to_record` stored."""
+        p = record.get("proposal")
+        proposal = None if p is None else Proposal(
+            p["operation"], p["args"], Preview(p["summary"], p["old"], p["new"]))
+        sources = tuple(Source(s["kind"], s["id"], s["title"]) for s in record["sources"])
+        return cls(record["ok"], record["content"], sources, proposal)
 
 
 @dataclass(frozen=True, slots=True)
