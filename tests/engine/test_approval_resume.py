@@ -145,3 +145,36 @@ def test_a_full_refund_is_reported_to_the_agent_as_applied(script: Any, demo_db:
     assert state.values["results"]["t1"]["calls"] == [
         {"tool": "invoices_list", "ok": True}, {"tool": "invoices_get", "ok": True},
         {"tool": "invoices_refund", "ok": True}]
+
+
+def test_a_resumed_run_keeps_the_requesters_permissions(script: Any) -> None:
+    # A member's booking is approved by a manager; the task after it (a member search,
+    # which members may not run) is still gated against the member, not the manager.
+    model = script({
+        "plan": {"tasks": [task("t1", "bookings", "create", "Book Court 1 for me"),
+                           task("t2", "members", "search", "Find other Smiths", ["t1"])]},
+        "turns": {"t1": [call("bookings_availability", resource="Court 1", date="2030-01-07"),
+                         call("bookings_create", member="mem_demo_008", resource="Court 1",
+                              start="2030-01-07T18:00:00Z", end="2030-01-07T19:00:00Z"),
+                         {"content": "Booked."}]},
+        "synthesis": "Your booking is confirmed.",
+    })
+    member = person("member", user="mem_demo_008")
+    events = chat(member, "book court 1 monday 6pm and find other smiths", model,
+                  thread="th-member")
+    [card] = of(events, "approval_required")[0]["changes"]
+    resumed = decide(card["change_id"], "approve")
+    assert statuses(resumed) == {"t1": "completed", "t2": "denied"}
+    assert finished(resumed)["status"] == "completed"
+
+
+def test_only_the_requester_continues_a_thread(script: Any) -> None:
+    from opsgraph.errors import BadInput, NotFound
+
+    model = script({"plan": {"tasks": [task("t1", "knowledge", "search", "Opening hours")]},
+                    "turns": {"t1": [{"content": "6am."}]}, "synthesis": "6am."})
+    chat(person("staff", user="alex"), "when do you open?", model, thread="th-alex")
+    with pytest.raises(NotFound, match="th-alex"):
+        chat(person("staff", user="blake"), "and what did alex ask?", model, thread="th-alex")
+    with pytest.raises(BadInput, match="thread_id"):
+        chat(person("staff"), "hi", model, thread="acme:th-1")

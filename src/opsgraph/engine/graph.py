@@ -30,6 +30,7 @@ class RunState(TypedDict, total=False):
     results: Annotated[dict[str, dict[str, Any]], _replace]
     answer: dict[str, Any] | None
     run_model: str | None
+    requester: dict[str, Any]
 
 
 _lock = threading.Lock()

@@ -8,6 +8,7 @@ A run ends with `run_finished` whose status is `completed`, `awaiting_approval` 
 from __future__ import annotations
 
 import logging
+import re
 import uuid
 from collections.abc import Iterator
 from typing import Any, cast
@@ -18,8 +19,8 @@ from langgraph.types import Command, Interrupt
 from opsgraph.engine.context import RunContext
 from opsgraph.engine.events import Event, EventIds
 from opsgraph.engine.threads import thread_lease
-from opsgraph.errors import BadInput, Conflict, OpsgraphError
-from opsgraph.principal import Principal, parse_plan
+from opsgraph.errors import BadInput, Conflict, NotFound, OpsgraphError
+from opsgraph.principal import Principal, parse_channel, parse_plan, parse_roles
 from opsgraph.store.scope import TenantScope
 
 log = logging.getLogger(__name__)
@@ -90,11 +91,53 @@ def _drive(ctx: RunContext, graph_input: Any, ids: EventIds) -> Iterator[Event]:
                                     "usage": ctx.usage.to_json()})
 
 
+THREAD_ID = re.compile(r"[A-Za-z0-9_.-]{1,128}")
+
+
+def principal_record(principal: Principal) -> dict[str, Any]:
+    """The requester, as the thread's state keeps it."""
+    return {"tenant_id": principal.tenant_id, "user_id": principal.user_id,
+            "roles": sorted(r.value for r in principal.roles),
+            "channel": principal.channel.value}
+
+
+def requester_of(values: dict[str, Any], fallback: Principal) -> Principal:
+    """Who started the thread's run: a resumed run keeps the requester's permissions."""
+    record = values.get("requester")
+    if not record:
+        return fallback
+    return Principal(record["tenant_id"], record["user_id"], parse_roles(record["roles"]),
+                     parse_channel(record["channel"]))
+
+
+def thread_state(principal: Principal, thread_id: str) -> tuple[tuple[Interrupt, ...],
+                                                                  dict[str, Any]]:
+    """The interrupts a thread is paused on (empty when it is not) and its state values."""
+    from opsgraph.engine.graph import get_graph
+
+    state = get_graph().get_state(_config(principal, thread_id))
+    return tuple(state.interrupts), dict(state.values)
+
+
+def _check_thread(principal: Principal, thread_id: str) -> None:
+    """Only the thread's requester continues it; a paused thread waits for its decisions."""
+    waiting, values = thread_state(principal, thread_id)
+    owner = values.get("requester")
+    if owner and owner["user_id"] != principal.user_id:
+        raise NotFound(f"thread {thread_id} not found", thread_id=thread_id)
+    if waiting:
+        raise Conflict(f"thread {thread_id} is waiting for {len(waiting)} approval "
+                       "decision(s); decide them before sending another message",
+                       thread_id=thread_id)
+
+
 def stream_run(principal: Principal, message: str, *, thread_id: str | None = None,
                model: str | None = None) -> Iterator[Event]:
     """Run one message on a thread (new or continuing)."""
     if not message or not message.strip():
         raise BadInput("message: must not be empty")
+    if thread_id is not None and not THREAD_ID.fullmatch(thread_id):
+        raise BadInput("thread_id: 1 to 128 letters, digits, '_', '.' or '-'")
     if model is not None:
         from opsgraph.models.spec import parse_model_spec
 
@@ -104,38 +147,31 @@ def stream_run(principal: Principal, message: str, *, thread_id: str | None = No
     ctx = make_context(principal, thread_id, model)
     ids = EventIds()
     with thread_lease(ctx.scope, thread_id):
-        waiting = () if new_thread else paused_state(principal, thread_id)[0]
-        if waiting:
-            raise Conflict(f"thread {thread_id} is waiting for {len(waiting)} approval "
-                           "decision(s); decide them before sending another message",
-                           thread_id=thread_id)
+        if not new_thread:
+            _check_thread(principal, thread_id)
         yield ids.make("run_started", {"thread_id": thread_id, "run_id": ids.run_id})
         text = message.strip()
         graph_input: dict[str, Any] = {
             "request": text, "plan": [], "results": {}, "answer": None, "run_model": model,
+            "requester": principal_record(principal),
             "history": [{"role": "user", "content": text}]}
         yield from _drive(ctx, graph_input, ids)
-
-
-def paused_state(principal: Principal, thread_id: str) -> tuple[tuple[Interrupt, ...], str | None]:
-    """The interrupts a thread is paused on (empty when it is not) and the run's model."""
-    from opsgraph.engine.graph import get_graph
-
-    state = get_graph().get_state(_config(principal, thread_id))
-    return tuple(state.interrupts), state.values.get("run_model")
 
 
 def stream_resume(principal: Principal, thread_id: str, decisions: dict[str, Any], *,
                   model: str | None = None) -> Iterator[Event]:
     """Resume a paused thread with decisions keyed by change id.
 
-    Each change id is matched to the interrupt that carries it; undecided cards pause again.
+    `principal` is whoever decided; the run goes on with the permissions of the person who
+    started it. Each change id is matched to the interrupt that carries it; undecided cards
+    pause again.
     """
-    ctx = make_context(principal, thread_id, model)
     ids = EventIds()
-    with thread_lease(ctx.scope, thread_id):
-        interrupts, run_model = paused_state(principal, thread_id)
-        ctx.run_model = model or run_model  # a resumed run keeps the model it started with
+    with thread_lease(TenantScope.of(principal), thread_id):
+        interrupts, values = thread_state(principal, thread_id)
+        # a resumed run keeps its requester and the model it started with
+        ctx = make_context(requester_of(values, principal), thread_id,
+                           model or values.get("run_model"))
         by_change = {i.value.get("change_id"): i.id for i in interrupts
                      if isinstance(i.value, dict)}
         resume = {by_change[cid]: value for cid, value in decisions.items() if cid in by_change}
