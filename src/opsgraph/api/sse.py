@@ -1,28 +1,76 @@
-"""Streaming a run as server-sent events, from a synchronous event generator."""
+"""Streaming a run as server-sent events.
+
+The run is driven to its end by a worker thread of its own, whatever the client does: a
+dropped connection must not abandon a run halfway (a decided change whose run never
+resumes, a checkpoint never written). The response only relays what the worker produces.
+"""
 
 from __future__ import annotations
 
+import queue
+import threading
 from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 from sse_starlette.sse import EventSourceResponse
-from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
+from starlette.concurrency import run_in_threadpool
 
 from opsgraph.engine.events import Event
 
-
-async def prime(events: Iterator[Event]) -> tuple[Event, Iterator[Event]]:
-    """Take the first event before responding, so errors raised up front (bad input, a busy
-    thread) become a JSON error with its status instead of a half-open stream."""
-    first = await run_in_threadpool(next, events)
-    return first, events
+_DONE = object()
 
 
-def event_stream(first: Event, rest: Iterator[Event]) -> EventSourceResponse:
+class RunStream:
+    """A run's events, produced by a dedicated thread into a queue."""
+
+    def __init__(self, events: Iterator[Event]) -> None:
+        self._events = events
+        self._queue: queue.Queue[Any] = queue.Queue()
+        self._thread = threading.Thread(target=self._produce, daemon=True,
+                                        name="opsgraph-run")
+
+    def _produce(self) -> None:
+        try:
+            for event in self._events:
+                self._queue.put(event)
+        except BaseException as exc:
+            self._queue.put(exc)
+        finally:
+            self._queue.put(_DONE)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def next_item(self) -> Any:
+        """The next event, an exception the run raised, or the end marker (blocking)."""
+        return self._queue.get()
+
+
+async def prime(events: Iterator[Event]) -> tuple[Event, RunStream]:
+    """Start the run and take its first event before responding, so errors raised up front
+    (bad input, a busy thread, a change that is not pending) become a JSON error with its
+    status instead of a half-open stream."""
+    stream = RunStream(events)
+    stream.start()
+    first = await run_in_threadpool(stream.next_item)
+    if isinstance(first, BaseException):
+        raise first
+    if first is _DONE:
+        raise RuntimeError("the run produced no events")
+    return first, stream
+
+
+def event_stream(first: Event, rest: RunStream) -> EventSourceResponse:
     """The SSE response: `id:`, `event:` and JSON `data:` per event."""
 
     async def body() -> AsyncIterator[dict[str, str]]:
         yield first.to_sse()
-        async for event in iterate_in_threadpool(rest):
-            yield event.to_sse()
+        while True:
+            item = await run_in_threadpool(rest.next_item)
+            if item is _DONE:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item.to_sse()
 
     return EventSourceResponse(body(), ping=15)
