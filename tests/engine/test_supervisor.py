@@ -138,3 +138,22 @@ def test_tenant_override_changes_the_model_an_agent_uses(script: Any, demo_db: A
     state = get_graph().get_state({"configurable": {
         "thread_id": graph_thread_id(acme, "th-acme")}})
     assert state.values["results"]["t1"]["content"] == "from the run model"
+
+
+def test_a_scripted_task_with_no_turn_left_fails_the_run_loudly(script: Any) -> None:
+    model = script({
+        "plan": {"tasks": [task("t1", "members", "search", "Find Emily")]},
+        "turns": {"t1": [call("members_search", query="Emily")]},  # no answer turn
+        "synthesis": "unused",
+    })
+    events = chat(person("staff"), "find emily", model)
+    [error] = of(events, "error")
+    assert "no turn left" in error["message"] and "t1" in error["message"]
+    assert finished(events)["status"] == "failed"
+
+
+def test_the_plan_calls_count_in_the_runs_usage(script: Any) -> None:
+    # Only the plan and its repair call a model here, so every token is theirs.
+    model = script({"plan": {"tasks": [task("t1", "spaceships", "launch", "Go")]}})
+    usage = finished(chat(person("staff"), "launch", model))["usage"]
+    assert usage["model_calls"] == 2 and usage["input_tokens"] > 0

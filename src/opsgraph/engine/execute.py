@@ -21,6 +21,7 @@ from langgraph.types import Interrupt
 
 from opsgraph.engine.context import CapReached, RunContext
 from opsgraph.engine.plan import PlannedTask, TaskPlan, topological
+from opsgraph.errors import RunAborted
 from opsgraph.gates import decide
 
 log = logging.getLogger(__name__)
@@ -75,9 +76,14 @@ def _run(ctx: RunContext, task: dict[str, Any],
         emit({"event": "error", "data": {"code": exc.code, "message": exc.message,
                                          "cap": exc.cap, "task_id": task["id"]}})
         return _result(task, "failed", error=exc.message, cap=exc.cap)
+    except RunAborted:
+        raise  # the run cannot go on (e.g. a scripted model with no turn left): fail loudly
     except Exception as exc:
         log.exception("task %s (%s) failed", task["id"], agent.name)
-        return _result(task, "failed", error=str(exc) or type(exc).__name__)
+        message = f"{agent.name}: {exc}" if str(exc) else f"{agent.name}: {type(exc).__name__}"
+        emit({"event": "error", "data": {"code": "task_failed", "message": message,
+                                         "task_id": task["id"]}})
+        return _result(task, "failed", error=message)
     return _result(task, "completed", content=loop.content,
                    sources=[s.to_json() for s in loop.sources], tool_calls=loop.tool_calls,
                    calls=loop.calls)

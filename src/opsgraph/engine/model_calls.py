@@ -52,11 +52,16 @@ def structured(ctx: RunContext, spec: str, messages: list[BaseMessage], schema: 
     """A typed answer (e.g. a TaskPlan) via the model's structured output."""
     from opsgraph.models.factory import get_chat_model
     from opsgraph.models.limits import model_call_slot
+    from opsgraph.models.usage import usage_of
 
     ctx.usage.spend_call(ctx.call_budget, stage)
-    model = get_chat_model(spec).with_structured_output(schema)
+    model = get_chat_model(spec).with_structured_output(schema, include_raw=True)
     with model_call_slot():
-        return model.invoke(messages, config={"metadata": _metadata(stage, None)})
+        reply = model.invoke(messages, config={"metadata": _metadata(stage, None)})
+    ctx.usage.add(usage_of(reply["raw"]))
+    if reply.get("parsing_error") is not None:
+        raise reply["parsing_error"]
+    return reply["parsed"]
 
 
 def stream_text(ctx: RunContext, spec: str, messages: list[BaseMessage], *,
