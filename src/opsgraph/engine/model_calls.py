@@ -9,7 +9,7 @@ checkpoint instead of calling the model again.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langgraph.func import task
@@ -57,7 +57,8 @@ def structured(ctx: RunContext, spec: str, messages: list[BaseMessage], schema: 
     ctx.usage.spend_call(ctx.call_budget, stage)
     model = get_chat_model(spec).with_structured_output(schema, include_raw=True)
     with model_call_slot():
-        reply = model.invoke(messages, config={"metadata": _metadata(stage, None)})
+        reply = cast(dict[str, Any],
+                     model.invoke(messages, config={"metadata": _metadata(stage, None)}))
     ctx.usage.add(usage_of(reply["raw"]))
     if reply.get("parsing_error") is not None:
         raise reply["parsing_error"]
