@@ -175,9 +175,13 @@ def parse_email(raw: bytes, source: str = "email") -> InboundEmail:
                         _sent_at(msg, source))
 
 
-def email_principal(tenant_id: str, sender: str) -> Principal:
-    """The caller an email runs as: staff rights, on the read-only email channel."""
-    return Principal(tenant_id, f"email:{sender}", frozenset({Role.STAFF}), Channel.EMAIL)
+def email_principal(tenant_id: str, sender: str, member_id: str | None) -> Principal:
+    """The caller an email runs as, on the read-only email channel: the member whose
+    address sent it, else a visitor — an email never borrows staff rights, so a stranger
+    cannot read member data through the reply."""
+    if member_id:
+        return Principal(tenant_id, member_id, frozenset({Role.MEMBER}), Channel.EMAIL)
+    return Principal(tenant_id, f"email:{sender}", frozenset({Role.VISITOR}), Channel.EMAIL)
 
 
 def message_hex(tenant_id: str, key: str) -> str:
@@ -293,10 +297,10 @@ def ingest_email(tenant_id: str, raw: bytes, *, model: str | None = None,
     errors, draft}`; `draft_id` is None when the run left no answer.
     """
     mail = parse_email(raw, source)
-    principal = email_principal(tenant_id.strip(), mail.sender)
-    scope = _tenant_scope(principal)
-    hex_id = message_hex(principal.tenant_id, mail.key)
+    scope = _tenant_scope(Principal.visitor(tenant_id.strip(), Channel.EMAIL))
+    hex_id = message_hex(scope.tenant_id, mail.key)
     inbox = record_inbox(scope, mail, hex_id, datetime.now(UTC))
+    principal = email_principal(scope.tenant_id, mail.sender, inbox.get("member_id"))
     thread_id = f"email_{hex_id}"
     draft = scope[DRAFTS].find_one({"_id": f"draft_{hex_id}"})
     duplicate = draft is not None
