@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from opsgraph.api.lambda_handler import handler
 
 
@@ -39,3 +41,41 @@ def test_http_events_go_through_the_app() -> None:
     }
     reply = handler(event, None)
     assert reply["statusCode"] == 200 and json.loads(reply["body"]) == {"ok": True}
+
+
+def test_queue_records_ingest_email_and_report_failures_one_by_one(
+        demo_db: object, script: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    plan = {"tasks": [{"id": "t1", "domain": "knowledge", "operation": "search",
+                       "instruction": "Opening hours", "depends_on": []}]}
+    model = script({"plan": plan, "turns": {"t1": [{"content": "6am."}]},  # type: ignore[operator]
+                    "synthesis": "We open at 6am."})
+    monkeypatch.setenv("OPSGRAPH_MODEL", model)
+    from opsgraph.settings import get_settings
+
+    get_settings.cache_clear()
+    raw = ("From: Emily Chen <emily.chen@example.org>\r\nSubject: hours\r\n"
+           "Message-ID: <q-1@example.org>\r\n\r\nWhen do you open?\r\n")
+    good = {"messageId": "m1", "body": json.dumps({"type": "inbound_email", "tenant": "demo",
+                                                   "raw": raw})}
+    bad = {"messageId": "m2", "body": "{not json"}
+    reply = handler({"Records": [good, bad]}, None)
+    assert reply["ok"] is True
+    assert [p["status"] for p in reply["processed"]] == ["completed"]
+    assert reply["batchItemFailures"] == [{"itemIdentifier": "m2"}]
+
+
+def test_jobs_over_http_need_an_admin(demo_db: object) -> None:
+    from starlette.testclient import TestClient
+
+    from opsgraph.api.app import app
+    from opsgraph.auth import issue_token
+    from opsgraph.principal import Principal, Role
+
+    with TestClient(app) as client:
+        assert client.post("/events", json={"keep_warm": True}).json()["warm"] is True
+        refused = client.post("/events", json={"job": "expire_approvals"})
+        assert refused.status_code == 403 and refused.json()["error"]["code"] == "forbidden"
+        admin = issue_token(Principal("demo", "root", frozenset({Role.ADMIN})))
+        ran = client.post("/events", json={"job": "expire_approvals"},
+                          headers={"Authorization": f"Bearer {admin}"})
+        assert ran.status_code == 200 and ran.json()["expired"] == 0

@@ -140,9 +140,13 @@ async def operation(request: Request) -> Response:
 
 
 async def events(request: Request) -> Response:
-    from opsgraph.api.lambda_events import handle_event
+    """Over HTTP only keep-warm is open; jobs and queue records need an admin's token (the
+    Lambda handler hands AWS's own events straight to the router)."""
+    from opsgraph.api.lambda_events import handle_event, is_keep_warm
 
     body = await json_body(request)
+    if not is_keep_warm(body):
+        require_roles(principal_of(request), Role.ADMIN, action="posting events")
     return JSONResponse(await run_in_threadpool(handle_event, body))
 
 
