@@ -98,7 +98,7 @@ def seeded(store: Database[Document]) -> Database[Document]:
 
 @pytest.fixture
 def jane(seeded: Database[Document]) -> str:
-    """Jane Smith of the demo data set (two members share her name); returns her id."""
+    """Jane Smith of the demo data set; returns her id."""
     member = seeded["members"].find_one({"tenant_id": "demo",
                                          "email": "jane.smith@example.com"})
     assert member is not None

@@ -131,7 +131,7 @@ def test_an_edit_applies_the_edited_values_and_records_the_diff(
     ({"changes": {"status": "sleeping"}}, "changes.status"),
     ({"bogus": 1}, "bogus"),
     ({"member": "Nobody Atall"}, "member"),
-    ({"member": "Jane Smith"}, "member"),  # two members have that name
+    ({"member": "Tom Baker"}, "member"),  # two members have that name
 ])
 def test_an_invalid_edit_is_422_and_leaves_the_change_pending(
         scope: TenantScope, propose_op: ProposeOp, manager: Principal, jane: str,

@@ -52,8 +52,11 @@ def test_the_demo_club_feels_real(db: Database[Document]) -> None:
     tenant = db["tenants"].find_one({"_id": "demo"})
     assert tenant is not None
     assert (tenant["capability_mode"], tenant["approval_ttl_s"]) == ("observe", 3600)
-    janes = list(db["members"].find({"name": "Jane Smith"}))
-    assert len({j["email"] for j in janes}) == 2
+    # Exactly one Jane Smith (INTERFACES.md's example names her); two Tom Bakers keep
+    # name disambiguation exercised.
+    assert [j["_id"] for j in db["members"].find({"name": "Jane Smith"})] == ["mem_demo_001"]
+    toms = list(db["members"].find({"name": "Tom Baker"}))
+    assert len({t["email"] for t in toms}) == 2
     assert db["shifts"].count_documents({"staff_id": None}) > 0
     days = {s["date"] for s in db["shifts"].find()}
     assert len(days) == 14
