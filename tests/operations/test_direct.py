@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -26,7 +27,8 @@ def test_a_read_returns_result_and_sources(shared_db: Database[Document]) -> Non
 def test_a_write_applies_at_once_and_is_audited(seeded: Database[Document]) -> None:
     out = call(seeded, person(Role.STAFF, user="staff-liam"), "communications.send_email",
                EMAIL)
-    assert out["applied"] is True and out["change_id"].startswith("chg_")
+    assert out["applied"] is True
+    assert re.fullmatch(r"chg_[0-9a-f]{16}", out["change_id"])  # as pending changes' ids
     assert out["summary"] == "Email Jane Smith <jane.smith@example.com>: 'Hi'"
     assert out["old"] == {} and out["new"]["to"] == "jane.smith@example.com"
     assert out["result"]["email"]["status"] == "queued"

@@ -9,7 +9,6 @@ own approver — and leaves an audit record.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -57,17 +56,15 @@ def validate_args(op: Operation, args: object) -> OpInput:
         raise Unprocessable(f"{op.id}: {listing}", errors=problems) from None
 
 
-def new_change_id() -> str:
-    """A fresh, globally unique change id."""
-    return f"chg_{uuid.uuid4().hex}"
-
-
 def _reading(ctx: Context) -> Context:
     """The same call on a scope that refuses writes: reads and previews never write."""
     return Context(ctx.scope.reader(), ctx.principal, ctx.now)
 
 
 def _apply_now(ctx: Context, op: Operation, args: OpInput) -> Document:
+    # Imported here: the approvals package imports this module (validate_args, plan_of).
+    from opsgraph.approvals.pending import new_change_id
+
     assert op.preview is not None and op.apply is not None  # guaranteed for writes
     preview = op.preview(_reading(ctx), args)
     change_id = new_change_id()
