@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
+from opsgraph.cli import main
 from opsgraph.errors import BadInput
 from opsgraph.principal import DOMAINS, FEATURES, VERBS
 from opsgraph.registry.loader import load_registry, validate_paths
 from opsgraph.registry.operation_index import OperationIndex
 
-from .conftest import SpecWriter, valid_action_spec, valid_query_spec
+from .conftest import AGENTS, SpecWriter, valid_action_spec, valid_query_spec
 
 Spec = dict[str, Any]
 
@@ -117,14 +120,12 @@ def test_every_problem_of_a_file_is_listed(write_spec: SpecWriter,
     assert sorted(fields) == ["colour", "entitlement", "read_only", "tools"]
 
 
-def test_file_name_must_match_the_agent(write_spec: SpecWriter,
-                                       operations: OperationIndex) -> None:
-    wrong_file = write_spec(valid_action_spec(), file="fixer")
-    wrong_folder = write_spec(valid_action_spec(), root="other", domain="bookings")
-    expected = ("'members.touch_up' must live in members/touch_up.yaml "
-                "(folder = domain, file = name)")
-    assert [str(p) for p in validate_paths([wrong_file, wrong_folder], operations)] == [
-        f"{wrong_file}: name: {expected}", f"{wrong_folder}: name: {expected}"]
+def test_a_valid_spec_validates_wherever_it_lives(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    spec = tmp_path / "spec.yaml"
+    shutil.copy(AGENTS / "members" / "update.yaml", spec)
+    assert main(["agents", "validate", str(spec)]) == 0
+    assert capsys.readouterr().err.strip() == "valid"
 
 
 def test_duplicate_names_name_both_files(write_spec: SpecWriter, operations: OperationIndex,
@@ -134,6 +135,26 @@ def test_duplicate_names_name_both_files(write_spec: SpecWriter, operations: Ope
     problems = validate_paths([tmp_path / "a", tmp_path / "b"], operations)
     assert [str(p) for p in problems] == [
         f"{second}: name: duplicate agent name 'members.touch_up' (also in {first})"]
+
+
+def test_same_named_files_in_one_folder_are_one_duplicate_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    first, second = tmp_path / "one.yaml", tmp_path / "two.yaml"
+    for path in (first, second):
+        path.write_text(yaml.safe_dump(valid_action_spec()), encoding="utf-8")
+    assert main(["agents", "validate", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"{second}: name: duplicate agent name 'members.touch_up' (also in {first})"]
+
+
+def test_a_duplicate_name_is_reported_even_when_the_file_has_other_problems(
+        write_spec: SpecWriter, operations: OperationIndex, tmp_path: Path) -> None:
+    first = write_spec(valid_action_spec(), file="first")
+    second = write_spec(valid_action_spec() | {"colour": "red"}, file="second")
+    problems = [str(p) for p in validate_paths([tmp_path / "agents"], operations)]
+    assert sorted(problems) == sorted([
+        f"{second}: colour: unknown field",
+        f"{second}: name: duplicate agent name 'members.touch_up' (also in {first})"])
 
 
 def test_yaml_syntax_error(write_spec: SpecWriter, operations: OperationIndex) -> None:

@@ -3,8 +3,9 @@
 Every problem is reported, one `Problem` each, as `PATH: field: message`: YAML syntax,
 schema (unknown fields, vocabularies, a missing `read_only`), rules within a spec (see
 `spec.structural_problems`), rules against the operations catalogue (unknown tools, a write
-tool on a read-only or query agent) and rules across files (duplicate names, a file whose
-folder or name does not match the agent).
+tool on a read-only or query agent, a role that cannot call a write tool) and rules across
+files (duplicate names). Where a file lives is not a rule: `agents/<domain>/<name>.yaml` is
+the convention of the shipped registry, and a spec anywhere else validates the same.
 """
 
 from __future__ import annotations
@@ -82,14 +83,17 @@ def _load(
 ) -> tuple[list[AgentSpec], list[Problem]]:
     index = operations if operations is not None else operation_index()
     files, problems = _spec_files(Path(p) for p in paths)
-    loaded: list[tuple[Path, AgentSpec]] = []
+    specs: list[AgentSpec] = []
+    named: list[tuple[Path, str]] = []
     for file in files:
-        spec, found = _read_spec(file, index)
-        problems.extend(found)
-        if spec is not None:
-            loaded.append((file, spec))
-    problems.extend(_cross_file_problems(loaded))
-    return [spec.bind(index) for _, spec in loaded], problems
+        read = _read_spec(file, index)
+        problems.extend(read.problems)
+        if read.name is not None:
+            named.append((file, read.name))
+        if read.spec is not None:
+            specs.append(read.spec)
+    problems.extend(_duplicate_names(named))
+    return [spec.bind(index) for spec in specs], problems
 
 
 def _spec_files(paths: Iterable[Path]) -> tuple[list[Path], list[Problem]]:
@@ -110,17 +114,27 @@ def _spec_files(paths: Iterable[Path]) -> tuple[list[Path], list[Problem]]:
     return list(files.values()), problems
 
 
-def _read_spec(path: Path, index: OperationIndex) -> tuple[AgentSpec | None, list[Problem]]:
+@dataclass(frozen=True, slots=True)
+class _Read:
+    """One file read: the spec when it has no problem, and its name whenever that parsed."""
+
+    spec: AgentSpec | None
+    name: str | None
+    problems: list[Problem]
+
+
+def _read_spec(path: Path, index: OperationIndex) -> _Read:
     where = str(path)
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
-        return None, [Problem(where, "yaml", _yaml_message(exc))]
+        return _Read(None, None, [Problem(where, "yaml", _yaml_message(exc))])
     except (OSError, UnicodeDecodeError) as exc:
-        return None, [Problem(where, "path", f"cannot read: {exc}")]
+        return _Read(None, None, [Problem(where, "path", f"cannot read: {exc}")])
     if not isinstance(data, dict):
         got = "an empty file" if data is None else type(data).__name__
-        return None, [Problem(where, "yaml", f"expected a mapping of fields, got {got}")]
+        return _Read(None, None,
+                     [Problem(where, "yaml", f"expected a mapping of fields, got {got}")])
     sink: list[tuple[str, str]] = []
     problems: list[Problem] = []
     spec: AgentSpec | None = None
@@ -130,9 +144,15 @@ def _read_spec(path: Path, index: OperationIndex) -> tuple[AgentSpec | None, lis
         problems.extend(Problem(where, *_pydantic_problem(err)) for err in exc.errors())
     problems.extend(Problem(where, field, msg) for field, msg in sink)
     problems.extend(Problem(where, field, msg) for field, msg in _catalogue_problems(data, index))
-    if spec is not None:
-        problems.extend(_location_problems(path, spec))
-    return (spec if not problems else None), problems
+    return _Read(spec if not problems else None, _parsed_name(data), problems)
+
+
+def _parsed_name(data: dict[str, Any]) -> str | None:
+    """The spec's `name` when it is a valid agent name, whatever else is wrong with it."""
+    name = data.get("name")
+    if not isinstance(name, str) or not NAME_RE.match(name.strip()):
+        return None
+    return name.strip()
 
 
 def _yaml_message(exc: yaml.YAMLError) -> str:
@@ -178,21 +198,14 @@ def _catalogue_problems(data: dict[str, Any], index: OperationIndex) -> list[tup
     return problems
 
 
-def _location_problems(path: Path, spec: AgentSpec) -> list[Problem]:
-    expected = Path(spec.domain) / f"{spec.short_name}{path.suffix}"
-    if path.parent.name == spec.domain and path.stem == spec.short_name:
-        return []
-    return [Problem(str(path), "name",
-                    f"{spec.name!r} must live in {expected} (folder = domain, file = name)")]
-
-
-def _cross_file_problems(loaded: list[tuple[Path, AgentSpec]]) -> list[Problem]:
+def _duplicate_names(named: list[tuple[Path, str]]) -> list[Problem]:
+    """One problem per file that repeats an earlier file's agent name, naming both files."""
     first: dict[str, Path] = {}
     problems: list[Problem] = []
-    for path, spec in loaded:
-        if spec.name in first:
-            message = f"duplicate agent name {spec.name!r} (also in {first[spec.name]})"
+    for path, name in named:
+        if name in first:
+            message = f"duplicate agent name {name!r} (also in {first[name]})"
             problems.append(Problem(str(path), "name", message))
         else:
-            first[spec.name] = path
+            first[name] = path
     return problems

@@ -129,7 +129,7 @@ class AgentSpec(BaseModel):
 
     name: Annotated[str, AfterValidator(_name), Field(
         json_schema_extra={"pattern": NAME_PATTERN},
-        description="`<domain>.<name>`, lowercase [a-z0-9_]; also the file path.")]
+        description="`<domain>.<name>`, lowercase [a-z0-9_]; unique in the registry.")]
     description: Annotated[str, Field(
         min_length=1,
         description="What the agent does, in the words staff and members use (ranked).")]
