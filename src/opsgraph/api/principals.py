@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import os
+import re
 
 from starlette.requests import Request
 
 from opsgraph.auth import verify_token
-from opsgraph.errors import Forbidden, Unauthorized
+from opsgraph.errors import BadInput, Forbidden, Unauthorized
 from opsgraph.principal import Channel, Principal, Role
 
 TENANT_HEADER = "x-opsgraph-tenant"
+TENANT_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
 
 def principal_of(request: Request) -> Principal:
@@ -21,9 +23,11 @@ def principal_of(request: Request) -> Principal:
     """
     header = request.headers.get("authorization")
     if not header:
-        tenant = request.headers.get(TENANT_HEADER) or os.environ.get(
-            "OPSGRAPH_DEFAULT_TENANT", "demo")
-        return Principal.visitor(tenant.strip(), Channel.API)
+        tenant = (request.headers.get(TENANT_HEADER) or os.environ.get(
+            "OPSGRAPH_DEFAULT_TENANT", "demo")).strip()
+        if not TENANT_ID.fullmatch(tenant):
+            raise BadInput(f"{TENANT_HEADER}: 1 to 64 letters, digits, '_', '.' or '-'")
+        return Principal.visitor(tenant, Channel.API)
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise Unauthorized("Authorization header must be 'Bearer <token>'")
