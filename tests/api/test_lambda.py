@@ -79,3 +79,17 @@ def test_jobs_over_http_need_an_admin(demo_db: object) -> None:
         ran = client.post("/events", json={"job": "expire_approvals"},
                           headers={"Authorization": f"Bearer {admin}"})
         assert ran.status_code == 200 and ran.json()["expired"] == 0
+
+
+def test_visitors_name_an_existing_tenant(demo_db: object) -> None:
+    from starlette.testclient import TestClient
+
+    from opsgraph.api.app import app
+
+    with TestClient(app) as client:
+        assert len(client.get("/v1/agents", headers={"X-Opsgraph-Tenant": "acme"})
+                   .json()["agents"]) == 3
+        missing = client.get("/v1/agents", headers={"X-Opsgraph-Tenant": "nowhere"})
+        assert missing.status_code == 404 and "nowhere" in missing.json()["error"]["message"]
+        bad = client.get("/v1/agents", headers={"X-Opsgraph-Tenant": "a:b"})
+        assert bad.status_code == 400
