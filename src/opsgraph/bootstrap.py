@@ -28,11 +28,12 @@ def prepare_store(db: Database[dict[str, Any]] | None = None) -> Database[dict[s
     return db
 
 
-def seed_if_new(db: Database[dict[str, Any]], tenant: str = "demo") -> bool:
-    """Seed the demo data set on first start; True when it seeded."""
-    from opsgraph.store.seed import seed
+def seed_if_new(db: Database[dict[str, Any]]) -> bool:
+    """Seed the demo data set (`demo`, and `acme` beside it) on first start; True when it
+    seeded."""
+    from opsgraph.store.seed import seed_all
 
-    if db["tenants"].find_one({"_id": tenant}) is not None:
+    if db["tenants"].find_one({"_id": "demo"}) is not None:
         return False
-    seed(db, tenant=tenant)
+    seed_all(db)
     return True

@@ -53,9 +53,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_seed(args: argparse.Namespace) -> int:
-    from opsgraph.store.seed import seed
+    from opsgraph.store.seed import seed, seed_all
 
-    out(args, seed(store(), tenant=args.tenant))
+    db = store()
+    out(args, seed_all(db) if args.tenant is None else seed(db, tenant=args.tenant.strip()))
     return 0
 
 
@@ -85,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("seed", help="load the demo data set (idempotent)")
-    p.add_argument("--tenant", default="demo")
+    p.add_argument("--tenant", default=None, help="default: both demo tenants (demo, acme)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_seed)
 
