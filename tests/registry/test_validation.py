@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ import yaml
 
 from opsgraph.cli import main
 from opsgraph.errors import BadInput
-from opsgraph.principal import DOMAINS, FEATURES, VERBS
+from opsgraph.principal import DOMAINS, FEATURES, VERBS, Role
 from opsgraph.registry.loader import load_registry, validate_paths
 from opsgraph.registry.operation_index import OperationIndex
 
@@ -59,6 +60,8 @@ ACTION_CASES: list[tuple[str, Callable[[Spec], None], list[str]]] = [
       "members.get -> members.search -> members.update -> members.get"]),
     ("requires names a tool not in tools", _set(requires={"members.update": ["members.search"]}),
      ["requires: 'members.search' is not in tools"]),
+    ("a role its write tool refuses", _set(roles=["member", "staff", "admin"]),
+     ["roles: role 'member' cannot call members.update (staff, manager, admin only)"]),
     ("name outside its domain", _set(name="bookings.touch_up"),
      ["name: 'bookings.touch_up' must start with its domain 'members.'"]),
 ]
@@ -78,6 +81,26 @@ def test_each_problem_is_one_line(write_spec: SpecWriter, operations: OperationI
 def test_the_valid_specs_are_valid(write_spec: SpecWriter, operations: OperationIndex) -> None:
     paths = [write_spec(valid_action_spec()), write_spec(valid_query_spec())]
     assert validate_paths(paths, operations) == []
+
+
+def test_every_advertised_role_can_call_the_write_tools(operations: OperationIndex) -> None:
+    spec = valid_action_spec() | {"name": "schedules.trade", "domain": "schedules",
+                                  "operations": ["assign"], "entitlement": "schedules",
+                                  "roles": ["Staff", "member", "manager"],
+                                  "tools": ["schedules.shifts", "schedules.assign"],
+                                  "requires": {}}
+    assert operations["schedules.assign"].roles == {Role.MANAGER}
+    problems = _validate_one(spec, operations)
+    assert problems == [
+        "roles: role 'staff' cannot call schedules.assign (manager, admin only)",
+        "roles: role 'member' cannot call schedules.assign (manager, admin only)"]
+
+
+def _validate_one(spec: Spec, operations: OperationIndex) -> list[str]:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "spec.yaml"
+        path.write_text(yaml.safe_dump(spec), encoding="utf-8")
+        return [str(p).removeprefix(f"{path}: ") for p in validate_paths([path], operations)]
 
 
 def test_roles_are_normalised(write_spec: SpecWriter, operations: OperationIndex,

@@ -3,8 +3,8 @@
 Every problem is reported, one `Problem` each, as `PATH: field: message`: YAML syntax,
 schema (unknown fields, vocabularies, a missing `read_only`), rules within a spec (see
 `spec.structural_problems`), rules against the operations catalogue (unknown tools, a write
-tool on a read-only or query agent, a role that cannot call a write tool) and rules across
-files (duplicate names). Where a file lives is not a rule: `agents/<domain>/<name>.yaml` is
+tool on a read-only or query agent, a role the agent offers that one of its write operations
+refuses) and rules across files (duplicate names). Where a file lives is not a rule: `agents/<domain>/<name>.yaml` is
 the convention of the shipped registry, and a spec anywhere else validates the same.
 """
 
@@ -20,7 +20,8 @@ import yaml
 from pydantic import ValidationError
 
 from opsgraph.errors import BadInput
-from opsgraph.registry.operation_index import OperationIndex, operation_index
+from opsgraph.principal import Role, parse_role
+from opsgraph.registry.operation_index import OperationIndex, OperationInfo, operation_index
 from opsgraph.registry.registry import Registry
 from opsgraph.registry.spec import NAME_RE, AgentSpec
 from opsgraph.settings import get_settings
@@ -195,7 +196,32 @@ def _catalogue_problems(data: dict[str, Any], index: OperationIndex) -> list[tup
             problems.append(("tools", f"write tool {tool!r} on a query agent"))
     if kind == "query" and read_only is False and not writes and not data.get("visitor"):
         problems.append(("read_only", "a query agent must be read_only: true"))
+    if kind == "action":
+        problems.extend(_role_problems(data.get("roles"), [index[t] for t in writes]))
     return problems
+
+
+def _role_problems(roles: Any, writes: list[OperationInfo]) -> list[tuple[str, str]]:
+    """A role the agent advertises but one of its write operations refuses (one per role)."""
+    if not isinstance(roles, list):
+        return []
+    problems: list[tuple[str, str]] = []
+    for raw in roles:
+        try:
+            role = parse_role(raw) if isinstance(raw, str) else None
+        except BadInput:
+            continue  # the schema reports unknown roles
+        refused = [op for op in writes if role is not None and not op.allows(role)]
+        if role is None or not refused:
+            continue
+        listing = "; ".join(f"{op.id} ({_role_list(op)} only)" for op in refused)
+        problems.append(("roles", f"role {role.value!r} cannot call {listing}"))
+    return problems
+
+
+def _role_list(op: OperationInfo) -> str:
+    allowed = {*(op.roles or ()), Role.ADMIN}
+    return ", ".join(r.value for r in Role if r in allowed)
 
 
 def _duplicate_names(named: list[tuple[Path, str]]) -> list[Problem]:

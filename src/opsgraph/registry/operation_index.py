@@ -1,7 +1,7 @@
-"""What the registry needs to know of the operations catalogue: id, kind, verb, domain.
+"""What the registry needs to know of the operations catalogue: id, kind, verb, roles.
 
 The catalogue (`opsgraph.operations.catalogue.CATALOGUE`) imports every domain module and
-its handlers; the registry only needs four facts per operation, so it reads them once,
+its handlers; the registry only needs a few facts per operation, so it reads them once,
 lazily, into `OperationInfo` records. Loaders accept an explicit index too, which keeps
 validation a pure function of (files, index).
 """
@@ -12,6 +12,8 @@ import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
+
+from opsgraph.principal import Role
 
 OperationKind = Literal["read", "write"]
 
@@ -24,6 +26,12 @@ class OperationInfo:
     kind: OperationKind
     verb: str
     description: str = ""
+    roles: frozenset[Role] | None = None
+    """Who may call it (admin always may); None when the index does not say (no check)."""
+
+    def allows(self, role: Role) -> bool:
+        """True when `role` may call this operation (unknown roles: assume it may)."""
+        return role is Role.ADMIN or self.roles is None or role in self.roles
 
     @property
     def domain(self) -> str:
@@ -50,7 +58,7 @@ def operation_index() -> OperationIndex:
             from opsgraph.operations.catalogue import CATALOGUE
 
             _cached = index_of(
-                OperationInfo(op.id, op.kind, op.verb, op.description)
+                OperationInfo(op.id, op.kind, op.verb, op.description, op.roles)
                 for op in CATALOGUE.values()
             )
         return _cached
