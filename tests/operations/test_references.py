@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import pytest
@@ -12,7 +13,7 @@ from opsgraph.operations.catalogue import get_operation
 from opsgraph.operations.references import resolve_args, resolve_reference
 from opsgraph.principal import Role
 
-from .support import call, context
+from .support import call, context, person
 
 Document = dict[str, Any]
 
@@ -113,3 +114,76 @@ def test_acme_cannot_read_a_demo_record_by_id(shared_db: Database[Document]) -> 
         call(shared_db, acme_staff, "members.get", {"member": "mem_demo_001"})
     found = call(shared_db, acme_staff, "members.search", {"query": "Jane"})
     assert [m["id"] for m in found["result"]["matches"]] == ["mem_acme_001"]
+
+
+TOM = person(Role.MEMBER, user="tom.baker@example.com")  # mem_demo_004
+JANE = person(Role.MEMBER, user="jane.smith@example.com")  # mem_demo_001
+OTHER_TOM = ("mem_demo_005", "tbaker@mail.example", "+44 7700 900455")
+
+
+def _shown(err: AmbiguousReference | NotFound) -> str:
+    return f"{err.message} {err.detail}"
+
+
+def test_a_member_sees_only_their_own_record_among_ambiguous_candidates(
+        shared_db: Database[Document]) -> None:
+    with pytest.raises(AmbiguousReference) as err:
+        call(shared_db, TOM, "members.get", {"member": "Tom Baker"})
+    assert err.value.candidates == [{"id": "mem_demo_004", "name": "Tom Baker"}]
+    for secret in (*OTHER_TOM, "tom.baker@example.com", "standard", "active"):
+        assert secret not in _shown(err.value)
+
+
+def test_a_member_learns_nothing_of_others_from_an_ambiguous_name(
+        shared_db: Database[Document]) -> None:
+    with pytest.raises(AmbiguousReference) as err:
+        call(shared_db, JANE, "members.get", {"member": "Tom Baker"})
+    assert err.value.candidates == []
+    for secret in (*OTHER_TOM, "mem_demo_004", "tom.baker@example.com"):
+        assert secret not in _shown(err.value)
+
+
+def test_a_member_gets_no_suggestions_of_other_members(
+        shared_db: Database[Document]) -> None:
+    with pytest.raises(NotFound) as err:
+        call(shared_db, TOM, "members.get", {"member": "Jane Smtih"})
+    assert err.value.detail["candidates"] == []
+    assert "mem_demo_001" not in err.value.message and "jane.smith" not in err.value.message
+    with pytest.raises(NotFound) as mine:
+        call(shared_db, JANE, "members.get", {"member": "Jane Smtih"})
+    assert mine.value.detail["candidates"] == [{"id": "mem_demo_001", "name": "Jane Smith"}]
+    assert "jane.smith@example.com" not in mine.value.message
+
+
+@pytest.mark.parametrize("who", [person(Role.VISITOR, user=""), TOM])
+def test_staff_names_and_emails_stay_hidden_from_members_and_visitors(
+        shared_db: Database[Document], who: Any) -> None:
+    with pytest.raises(NotFound) as err:
+        resolve_reference(context(shared_db, who), "staff", "Daniel Kym", "staff")
+    assert err.value.detail["candidates"] == []
+    assert "daniel.kim" not in err.value.message and "stf_demo_02" not in err.value.message
+
+
+def test_public_records_keep_their_candidates_for_members(
+        shared_db: Database[Document]) -> None:
+    with pytest.raises(AmbiguousReference) as err:
+        resolve_reference(context(shared_db, TOM), "events", "morning yoga", "event")
+    assert [c["start"][:10] for c in err.value.candidates] == [
+        "2030-01-08", "2030-01-10", "2030-01-15"]
+
+
+@pytest.mark.parametrize("role", [Role.STAFF, Role.MANAGER, Role.ADMIN])
+def test_staff_see_every_candidate_with_details(shared_db: Database[Document],
+                                                role: Role) -> None:
+    with pytest.raises(AmbiguousReference) as err:
+        call(shared_db, role, "members.get", {"member": "Tom Baker"})
+    assert [(c["id"], c["email"]) for c in err.value.candidates] == [
+        ("mem_demo_004", "tom.baker@example.com"), ("mem_demo_005", "tbaker@mail.example")]
+
+
+def test_the_full_candidate_listing_is_logged(shared_db: Database[Document],
+                                              caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.INFO, logger="opsgraph.operations.references"), \
+            pytest.raises(AmbiguousReference):
+        call(shared_db, JANE, "members.get", {"member": "Tom Baker"})
+    assert "tbaker@mail.example" in caplog.text and "tom.baker@example.com" in caplog.text
