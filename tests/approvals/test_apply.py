@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from pymongo.database import Database
 
-from opsgraph.approvals import decide, get_change, history
+from opsgraph.approvals import Decided, decide, get_change, history
 from opsgraph.approvals import edits as edits_module
 from opsgraph.errors import Conflict, Forbidden, Unprocessable
 from opsgraph.operations.base import Operation
@@ -186,6 +186,66 @@ def test_a_crashed_apply_is_taken_over_once_its_lease_ran_out(
         ("executing", "executing"), ("executing", "applied")]
     with pytest.raises(Conflict):
         decide(scope, change.change_id, "approve", manager, now=LATER + timedelta(seconds=32))
+
+
+def _crashed_while_executing(store: Database[Document], change_id: str) -> None:
+    """A decider won the CAS to executing and died; its lease ran out at LATER."""
+    store["pending_changes"].update_one({"_id": change_id}, {"$set": {
+        "status": "executing", "lease_until": LATER, "lease_token": "dead",
+        "decision": "approve"}})
+
+
+@pytest.mark.parametrize("decision", ["reject", "revise"])
+def test_a_crashed_apply_cannot_be_rejected_or_revised(
+        scope: TenantScope, store: Database[Document], propose_op: ProposeOp,
+        manager: Principal, jane: str, apply_calls: dict[str, int], decision: str) -> None:
+    change = propose_op("members.update", {"member": jane, "changes": {"notes": "VIP"}})
+    _crashed_while_executing(store, change.change_id)
+    with pytest.raises(Conflict, match="executing"):
+        decide(scope, change.change_id, decision, manager, feedback="no",
+               now=LATER + timedelta(minutes=1))
+    stored = get_change(scope, change.change_id)
+    assert (stored.status, stored.takeovers, stored.decision) == ("executing", 0, "approve")
+    assert apply_calls == {}
+    assert transitions(scope, change.change_id) == [(None, "pending")]
+
+
+def test_an_edit_may_take_over_a_crashed_apply(
+        scope: TenantScope, store: Database[Document], propose_op: ProposeOp,
+        manager: Principal, jane: str, apply_calls: dict[str, int]) -> None:
+    change = propose_op("members.update", {"member": jane, "changes": {"notes": "VIP"}})
+    _crashed_while_executing(store, change.change_id)
+    out = decide(scope, change.change_id, "edit", manager,
+                 values={"changes": {"notes": "VIP"}}, now=LATER + timedelta(minutes=1))
+    assert out.outcome == "applied" and out.change.takeovers == 1
+    assert apply_calls == {change.change_id: 1}
+
+
+@pytest.mark.parametrize(("first", "again", "outcome"), [
+    ("approve", "approve", "applied"), ("approve", "edit", None), ("approve", "reject", None),
+    ("edit", "edit", "applied"), ("edit", "approve", None),
+    ("reject", "reject", "rejected"), ("reject", "approve", None), ("reject", "revise", None),
+    ("revise", "revise", "revise"), ("revise", "reject", None), ("revise", "edit", None),
+])
+def test_a_repost_returns_the_outcome_only_for_the_decision_that_settled_it(
+        scope: TenantScope, propose_op: ProposeOp, manager: Principal, jane: str,
+        first: str, again: str, outcome: str | None) -> None:
+    change = propose_op("members.update", {"member": jane, "changes": {"notes": "VIP"}})
+    values = {"changes": {"notes": "VIP!"}}
+    decide(scope, change.change_id, first, manager, feedback="x",
+           values=values if first == "edit" else None, now=LATER)
+
+    def repost() -> Decided:  # once the settling decider's lease ran out, run not resumed
+        return decide(scope, change.change_id, again, manager, feedback="x",
+                      values=values if again == "edit" else None,
+                      now=LATER + timedelta(minutes=1))
+
+    if outcome is None:
+        with pytest.raises(Conflict):
+            repost()
+    else:
+        out = repost()
+        assert out.outcome == outcome and out.must_resume
 
 
 def test_a_takeover_after_apply_ran_does_not_apply_twice(

@@ -4,12 +4,13 @@
        ├──reject──▶ rejected
        ├──revise──▶ superseded
        └──(late)──▶ expired
-    executing ──(lease ran out)──▶ executing   (taken over by the next decision)
+    executing ──(lease ran out)──▶ executing   (taken over by the next approve or edit)
 
 Every move is a compare-and-set (`find_one_and_update` filtered on the expected status),
 so of N concurrent decisions exactly one wins and the others get 409. The executing claim
-carries a lease: a decision re-posted after a crash takes over an expired lease and applies
-again, which is safe because operation handlers are idempotent by change id.
+carries a lease: an approve or edit re-posted after a crash takes over an expired lease and
+applies the claimed arguments again, which is safe because operation handlers are
+idempotent by change id; a reject or revise cannot undo a decision to apply (409).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ __all__ = ["Decided", "Decision", "Outcome", "apply_change", "claim_resume", "de
 Decision = Literal["approve", "edit", "revise", "reject"]
 Outcome = Literal["applied", "failed", "rejected", "revise", "expired"]
 DECISIONS: tuple[str, ...] = get_args(Decision)
+_APPLYING = ("approve", "edit")  # the decisions that move a change to executing
 _OUTCOMES: dict[str, Outcome] = {
     "applied": "applied", "failed": "failed", "rejected": "rejected",
     "superseded": "revise", "expired": "expired",
@@ -88,9 +90,10 @@ def decide(scope: TenantScope, change_id: str, decision: str, decider: Principal
     403 unless the decider is a manager or admin of the tenant; 404 for a change not in
     the tenant; 409 when it is no longer pending; 410 when it expired; 422 for invalid
     edited values. The caller then resumes the run: `claim_resume`, resume with
-    `resume_value()`, `mark_resumed`. A decision re-posted on a decided change whose run
-    was never resumed (no live resume claim, and one lease after it settled, so concurrent
-    losers still get 409) returns the existing outcome, so the caller can finish the job.
+    `resume_value()`, `mark_resumed`. The same decision re-posted on a decided change whose
+    run was never resumed (no live resume claim, and one lease after it settled, so
+    concurrent losers still get 409) returns the existing outcome, so the caller can finish
+    the job; a different decision is 409.
     """
     at = utcnow(now)
     if decision not in DECISIONS:
@@ -99,7 +102,7 @@ def decide(scope: TenantScope, change_id: str, decision: str, decider: Principal
     _check_decider(scope, decider)
     change = get_change(scope, change_id)
     if change.status != "pending":
-        return _redecide(scope, change, decider, at)
+        return _redecide(scope, change, decision, decider, at)
     if change.expires_at <= at:
         expire_change(scope, change, decider.user_id, at, detail={"by": "decision"})
         raise _gone(change)
@@ -226,19 +229,20 @@ def _take_over(scope: TenantScope, change: PendingChange, decider: Principal,
     return taken
 
 
-def _redecide(scope: TenantScope, change: PendingChange, decider: Principal,
+def _redecide(scope: TenantScope, change: PendingChange, decision: str, decider: Principal,
               now: datetime) -> Decided:
     """A decision on a change that is no longer pending."""
     if change.status == "expired":
         raise _gone(change)
     if change.status == "executing":
-        if change.lease_until is not None and change.lease_until > now:
+        lease_live = change.lease_until is not None and change.lease_until > now
+        if lease_live or decision not in _APPLYING:
             raise Conflict(f"change {change.change_id} is executing",
                            change_id=change.change_id, status=change.status)
-        # The decision was taken and its apply crashed: finish that decision.
+        # The decision to apply was taken and its apply crashed: finish that decision.
         taken = _take_over(scope, change, decider, now)
         return Decided.of(apply_change(scope, taken, decider, now=now))
-    if _resumable_by_repost(change, now):
+    if decision == change.decision and _resumable_by_repost(change, now):
         return Decided.of(change)
     raise Conflict(f"change {change.change_id} is {change.status}, not pending",
                    change_id=change.change_id, status=change.status)
