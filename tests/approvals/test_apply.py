@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from pymongo.database import Database
 
-from opsgraph.approvals import Decided, decide, get_change, history
+from opsgraph.approvals import Decided, decide, get_change, history, list_changes
 from opsgraph.approvals import edits as edits_module
 from opsgraph.errors import Conflict, Forbidden, Unprocessable
 from opsgraph.operations.base import Operation
@@ -126,12 +126,32 @@ def test_an_edit_applies_the_edited_values_and_records_the_diff(
     assert history(scope, change.change_id)[1]["detail"]["diff"] == stored.diff
 
 
+def test_an_edit_refreshes_the_stored_card(
+        scope: TenantScope, propose_op: ProposeOp, manager: Principal, jane: str) -> None:
+    change = propose_op("members.update", {"member": jane,
+                                           "changes": {"email": "jane@new.example"}})
+    assert change.new == {"email": "jane@new.example"}
+    decide(scope, change.change_id, "edit", manager,
+           values={"changes": {"email": "jane@work.example", "phone": "555"}}, now=LATER)
+    stored = get_change(scope, change.change_id)
+    assert stored.old == {"email": "jane.smith@example.com", "phone": "+44 7700 900101"}
+    assert stored.new == {"email": "jane@work.example", "phone": "555"}
+    assert "jane@work.example" in stored.summary and "jane@new.example" not in stored.summary
+    [listed] = list_changes(scope, None)
+    assert (listed.summary, listed.new) == (stored.summary, stored.new)
+    audited = history(scope, change.change_id)[1]["detail"]
+    assert (audited["summary"], audited["old"], audited["new"]) == (
+        stored.summary, stored.old, stored.new)
+
+
 @pytest.mark.parametrize("values, field", [
     ({"changes": {"email": "not-an-email"}}, "changes.email"),
     ({"changes": {"status": "sleeping"}}, "changes.status"),
     ({"bogus": 1}, "bogus"),
     ({"member": "Nobody Atall"}, "member"),
     ({"member": "Tom Baker"}, "member"),  # two members have that name
+    ({"changes": {"email": "tom.baker@example.com"}}, "changes.email"),  # another's email
+    ({"changes": {"email": "jane.smith@example.com"}}, "changes"),  # changes nothing
 ])
 def test_an_invalid_edit_is_422_and_leaves_the_change_pending(
         scope: TenantScope, propose_op: ProposeOp, manager: Principal, jane: str,

@@ -30,8 +30,11 @@ def test_every_transition_of_an_edit_is_recorded_in_full(
     assert [r["actor"] for r in rows] == ["staff-bo", "mgr-ada", "mgr-ada"]
     assert [r["at"] for r in rows] == [T0, at, at]
     assert rows[0]["detail"]["agent"] == "members.agent"
-    assert rows[1]["detail"] == {"decision": "edit",
-                                 "diff": {"changes.notes": {"from": "a", "to": "b"}}}
+    notes = "Prefers evening court slots."  # Jane's notes in the demo data
+    assert rows[1]["detail"] == {
+        "decision": "edit", "diff": {"changes.notes": {"from": "a", "to": "b"}},
+        "old": {"notes": notes}, "new": {"notes": "b"},
+        "summary": f"Update Jane Smith ({jane}): notes {notes!r} → 'b'"}
 
 
 def test_reject_and_revise_record_the_decision_and_feedback(

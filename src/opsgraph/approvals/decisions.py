@@ -200,8 +200,11 @@ def _claim_apply(scope: TenantScope, change: PendingChange, decision: str,
               "lease_until": lease_end(now), "lease_token": secrets.token_hex(8)}
     detail: Document = {"decision": decision}
     if edit is not None:
-        fields.update(args=edit.args, values=edit.values, diff=edit.diff)
-        detail["diff"] = edit.diff
+        # The card follows the edit: the approvals list and audit show the edited values.
+        card = {"old": edit.preview.old, "new": edit.preview.new,
+                "summary": edit.preview.summary}
+        fields.update(args=edit.args, values=edit.values, diff=edit.diff, **card)
+        detail.update(diff=edit.diff, **card)
     claimed = _cas(scope, change.change_id,
                    {"status": "pending", "expires_at": {"$gt": now}}, {"$set": fields})
     if claimed is None:

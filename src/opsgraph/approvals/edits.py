@@ -3,8 +3,10 @@
 Edited values are merged over the stored arguments, validated by the operation's input
 schema, resolved (names → ids), and checked for the *decider* exactly as a direct call
 would be (write gate, the operation's roles, the tenant's plan, the value-level
-`authorize`), so an edit can never widen what the decider may do. All of it runs before
-the compare-and-set: an invalid edit leaves the change pending.
+`authorize`), so an edit can never widen what the decider may do. The operation's preview
+then runs again on the edited arguments (read-only), so the stored card shows what will
+really be applied. All of it runs before the compare-and-set: an invalid edit leaves the
+change pending.
 """
 
 from __future__ import annotations
@@ -15,9 +17,9 @@ from datetime import datetime
 from typing import Any
 
 from opsgraph.approvals.pending import PendingChange, json_args
-from opsgraph.errors import BadInput, Forbidden, NotFound, Unprocessable
+from opsgraph.errors import BadInput, Conflict, Forbidden, NotFound, Unprocessable
 from opsgraph.gates import operation_decision
-from opsgraph.operations.base import Context, Operation, OpInput
+from opsgraph.operations.base import Context, Operation, OpInput, Preview
 from opsgraph.operations.catalogue import get_operation
 from opsgraph.operations.direct import plan_of, validate_args
 from opsgraph.operations.references import resolve_args
@@ -32,6 +34,7 @@ class Edit:
     values: dict[str, Any]
     args: dict[str, Any]
     diff: dict[str, dict[str, Any]]  # field (dotted path) -> {"from": old, "to": new}
+    preview: Preview  # the card of the edited change: old and new values, summary
 
 
 def operation_of(change: PendingChange) -> Operation:
@@ -63,6 +66,17 @@ def _resolve(ctx: Context, op: Operation, model: OpInput) -> OpInput:
         raise Unprocessable(exc.message, **exc.detail) from exc
 
 
+def _preview(ctx: Context, op: Operation, model: OpInput) -> Preview:
+    """The operation's preview of the edited arguments, on a scope that refuses writes."""
+    assert op.preview is not None  # a pending change is always of a write operation
+    try:
+        return op.preview(Context(ctx.scope.reader(), ctx.principal, ctx.now), model)
+    except (BadInput, NotFound, Conflict) as exc:
+        # The edited values do not make a valid change (an email already taken, nothing
+        # left to change): 422, and never 409, which says the change is not pending.
+        raise Unprocessable(exc.message, **exc.detail) from exc
+
+
 def validate_edit(scope: TenantScope, change: PendingChange, values: Mapping[str, Any],
                   decider: Principal, now: datetime) -> Edit:
     """Check edited values as if the decider had proposed them; raise 422 or 403."""
@@ -78,4 +92,5 @@ def validate_edit(scope: TenantScope, change: PendingChange, values: Mapping[str
     if op.authorize is not None:
         op.authorize(ctx, resolved)
     args = json_args(resolved)
-    return Edit(values=json_args(values), args=args, diff=diff_args(change.args, args))
+    return Edit(values=json_args(values), args=args, diff=diff_args(change.args, args),
+                preview=_preview(ctx, op, resolved))
