@@ -4,8 +4,9 @@ Every problem is reported, one `Problem` each, as `PATH: field: message`: YAML s
 schema (unknown fields, vocabularies, a missing `read_only`), rules within a spec (see
 `spec.structural_problems`), rules against the operations catalogue (unknown tools, a write
 tool on a read-only or query agent, a role the agent offers that one of its write operations
-refuses) and rules across files (duplicate names). Where a file lives is not a rule: `agents/<domain>/<name>.yaml` is
-the convention of the shipped registry, and a spec anywhere else validates the same.
+refuses) and rules across files (duplicate names). Where a file lives is not a rule:
+`agents/<domain>/<name>.yaml` is the convention of the shipped registry, and a spec
+anywhere else validates the same.
 """
 
 from __future__ import annotations
