@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -178,3 +179,20 @@ def test_only_the_requester_continues_a_thread(script: Any) -> None:
         chat(person("staff", user="blake"), "and what did alex ask?", model, thread="th-alex")
     with pytest.raises(BadInput, match="thread_id"):
         chat(person("staff"), "hi", model, thread="acme:th-1")
+
+
+INTERFACES_EXAMPLE = Path(__file__).with_name("interfaces_example.yaml")  # verbatim
+
+
+def test_the_interfaces_example_script_pauses_for_approval(demo_db: Any) -> None:
+    path = INTERFACES_EXAMPLE
+    events = chat(person("staff"), "Change Jane Smith's email to jane@new.example",
+                  f"scripted:{path}", thread="th-example")
+    assert finished(events)["status"] == "awaiting_approval"
+    [card] = of(events, "approval_required")[0]["changes"]
+    assert card["operation"] == "members.update"
+    assert card["old"] == {"email": "jane.smith@example.com"}
+    assert card["new"] == {"email": "jane@new.example"}
+    done = decide(card["change_id"], "approve")
+    assert of(done, "answer")[0]["text"] == "Jane Smith's email change is waiting for approval."
+    assert demo_db["members"].find_one({"_id": "mem_demo_001"})["email"] == "jane@new.example"
