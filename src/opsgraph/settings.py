@@ -1,14 +1,28 @@
-"""Typed settings, read once from the environment."""
+"""Typed settings, read once from the environment.
+
+Every knob opsgraph reads is a field here, documented; a malformed value stops the process
+at the first read with the variable named (a misconfiguration is not a caller's bad input).
+"""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from opsgraph.errors import OpsgraphError
+
 DEFAULT_MODEL = "bedrock:us.anthropic.claude-sonnet-4-5-20250929-v1:0"
 DEFAULT_LIGHT_MODEL = "bedrock:us.anthropic.claude-haiku-4-5-20251001-v1:0"
+
+
+class ConfigurationError(OpsgraphError):
+    """An environment variable holds a value opsgraph cannot use."""
+
+    status = 500
+    code = "configuration"
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +43,20 @@ class Settings:
     """`OPSGRAPH_TOKEN_SECRET`: signs bearer tokens; None → a local secret in `home`."""
     agents_dir: Path
     """`OPSGRAPH_AGENTS`: the registry folder (default: `agents/` of the checkout or image)."""
+    default_tenant: str = "demo"
+    """`OPSGRAPH_DEFAULT_TENANT`: tenant of anonymous callers without a tenant header."""
+    run_model_calls: int = 60
+    """`OPSGRAPH_RUN_MODEL_CALLS`: the budget of model calls of one run."""
+    model_concurrency: int = 4
+    """`OPSGRAPH_MODEL_CONCURRENCY`: model calls in flight at once per process."""
+    model_rps: float = 10.0
+    """`OPSGRAPH_MODEL_RPS`: requests per second per hosted model instance."""
+    apply_lease_s: float = 30.0
+    """`OPSGRAPH_APPLY_LEASE_S`: how long an apply or resume claim holds before another
+    decision may take it over (after a crash)."""
+    thread_lease_s: float = 30.0
+    """`OPSGRAPH_THREAD_LEASE_S`: one run at a time per thread; renewed while a run goes on,
+    lapses this long after a crash."""
 
 
 def _default_agents_dir() -> Path:
@@ -37,6 +65,19 @@ def _default_agents_dir() -> Path:
         if (parent / "agents").is_dir() and (parent / "pyproject.toml").exists():
             return parent / "agents"
     return Path.cwd() / "agents"
+
+
+def _positive(env: Mapping[str, str], name: str, default: float) -> float:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = 0.0
+    if value <= 0:
+        raise ConfigurationError(f"{name}: must be a positive number, got {raw!r}")
+    return value
 
 
 def load_settings() -> Settings:
@@ -51,6 +92,12 @@ def load_settings() -> Settings:
         light_model=env.get("OPSGRAPH_LIGHT_MODEL", DEFAULT_LIGHT_MODEL),
         token_secret=env.get("OPSGRAPH_TOKEN_SECRET") or None,
         agents_dir=Path(env.get("OPSGRAPH_AGENTS") or _default_agents_dir()),
+        default_tenant=(env.get("OPSGRAPH_DEFAULT_TENANT") or "demo").strip(),
+        run_model_calls=int(_positive(env, "OPSGRAPH_RUN_MODEL_CALLS", 60)),
+        model_concurrency=int(_positive(env, "OPSGRAPH_MODEL_CONCURRENCY", 4)),
+        model_rps=_positive(env, "OPSGRAPH_MODEL_RPS", 10.0),
+        apply_lease_s=_positive(env, "OPSGRAPH_APPLY_LEASE_S", 30.0),
+        thread_lease_s=_positive(env, "OPSGRAPH_THREAD_LEASE_S", 30.0),
     )
 
 

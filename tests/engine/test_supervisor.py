@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from opsgraph.settings import get_settings
 from tests.engine.helpers import chat, finished, of, person, statuses
 
 pytestmark = pytest.mark.usefixtures("demo_db")
@@ -91,6 +92,7 @@ def test_runaway_query_agent_stops_at_its_round_cap(script: Any) -> None:
 def test_run_model_call_budget_stops_a_run(script: Any, monkeypatch: pytest.MonkeyPatch
                                            ) -> None:
     monkeypatch.setenv("OPSGRAPH_RUN_MODEL_CALLS", "2")
+    get_settings.cache_clear()
     model = script({
         "plan": {"tasks": [task("t1", "members", "search", "Find Emily")]},
         "turns": {"t1": [call("members_search", query="Emily"), {"content": "found"}]},

@@ -10,12 +10,14 @@ import pytest
 
 from opsgraph.engine.threads import _try_acquire, thread_lease
 from opsgraph.errors import Conflict
+from opsgraph.settings import get_settings
 from opsgraph.store.scope import TenantScope
 
 
 @pytest.fixture
 def scope(demo_db: Any, monkeypatch: pytest.MonkeyPatch) -> TenantScope:
     monkeypatch.setenv("OPSGRAPH_THREAD_LEASE_S", "1")
+    get_settings.cache_clear()
     return TenantScope(demo_db, "demo")
 
 

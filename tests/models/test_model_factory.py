@@ -24,6 +24,7 @@ from opsgraph.models import (
 )
 from opsgraph.models.bedrock import reset_bedrock_clients
 from opsgraph.models.limits import reset_model_call_slots
+from opsgraph.settings import ConfigurationError, get_settings
 
 
 @pytest.fixture(autouse=True)
@@ -78,11 +79,13 @@ def test_bedrock_models_share_the_region_client(fake_aws: None) -> None:
 
 def test_rate_limit_is_configurable(fake_aws: None, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPSGRAPH_MODEL_RPS", "3")
+    get_settings.cache_clear()
     model = get_chat_model("bedrock:some-model")
     assert model.rate_limiter.requests_per_second == 3  # type: ignore[union-attr]
     reset_models()
     monkeypatch.setenv("OPSGRAPH_MODEL_RPS", "fast")
-    with pytest.raises(BadInput, match="OPSGRAPH_MODEL_RPS"):
+    get_settings.cache_clear()
+    with pytest.raises(ConfigurationError, match="OPSGRAPH_MODEL_RPS"):
         get_chat_model("bedrock:some-model")
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 
 from starlette.requests import Request
@@ -10,6 +9,7 @@ from starlette.requests import Request
 from opsgraph.auth import verify_token
 from opsgraph.errors import BadInput, Forbidden, Unauthorized
 from opsgraph.principal import Channel, Principal, Role
+from opsgraph.settings import get_settings
 
 TENANT_HEADER = "x-opsgraph-tenant"
 TENANT_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
@@ -23,8 +23,7 @@ def principal_of(request: Request) -> Principal:
     """
     header = request.headers.get("authorization")
     if not header:
-        tenant = (request.headers.get(TENANT_HEADER) or os.environ.get(
-            "OPSGRAPH_DEFAULT_TENANT", "demo")).strip()
+        tenant = (request.headers.get(TENANT_HEADER) or get_settings().default_tenant).strip()
         if not TENANT_ID.fullmatch(tenant):
             raise BadInput(f"{TENANT_HEADER}: 1 to 64 letters, digits, '_', '.' or '-'")
         return Principal.visitor(tenant, Channel.API)

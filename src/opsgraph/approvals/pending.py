@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import secrets
 import time
 from collections.abc import Mapping
@@ -24,11 +23,11 @@ from opsgraph.errors import BadInput, Conflict, NotFound
 from opsgraph.operations.base import Preview
 from opsgraph.operations.records import to_json
 from opsgraph.principal import Principal
+from opsgraph.settings import get_settings
 from opsgraph.store.scope import Document, TenantScope
 
 COLLECTION = "pending_changes"
 DEFAULT_TTL_S = 3600
-DEFAULT_LEASE_S = 30.0
 _UPSERT_TRIES = 10
 
 Status = Literal["pending", "executing", "applied", "failed", "rejected", "superseded", "expired"]
@@ -102,11 +101,7 @@ def utcnow(now: datetime | None = None) -> datetime:
 
 def lease_seconds() -> float:
     """`OPSGRAPH_APPLY_LEASE_S`: how long an apply or resume claim holds (default 30 s)."""
-    raw = os.environ.get("OPSGRAPH_APPLY_LEASE_S", "")
-    try:
-        return float(raw) if raw.strip() else DEFAULT_LEASE_S
-    except ValueError:
-        raise BadInput(f"OPSGRAPH_APPLY_LEASE_S: not a number: {raw!r}") from None
+    return get_settings().apply_lease_s
 
 
 def lease_end(now: datetime) -> datetime:

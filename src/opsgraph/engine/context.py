@@ -2,20 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import threading
 from dataclasses import dataclass, field
 
 from opsgraph.errors import RunAborted
 from opsgraph.principal import Plan, Principal
+from opsgraph.settings import get_settings
 from opsgraph.store.scope import TenantScope
-
-
-def _env_int(name: str, default: int) -> int:
-    try:
-        return int(os.environ.get(name, default))
-    except ValueError:
-        return default
 
 
 class CapReached(RunAborted):
@@ -71,7 +64,7 @@ class RunContext:
     capability_mode: str
     thread_id: str
     run_model: str | None = None
-    call_budget: int = field(default_factory=lambda: _env_int("OPSGRAPH_RUN_MODEL_CALLS", 60))
+    call_budget: int = field(default_factory=lambda: get_settings().run_model_calls)
     usage: Usage = field(default_factory=Usage)
     model_overrides: dict[str, str] = field(default_factory=dict)
     """The tenant's per-agent models, read once per run."""

@@ -9,7 +9,6 @@ lease lapses within `OPSGRAPH_THREAD_LEASE_S` (default 30 s).
 from __future__ import annotations
 
 import contextlib
-import os
 import threading
 import time
 import uuid
@@ -21,15 +20,13 @@ from pymongo.database import Database
 from pymongo.errors import DuplicateKeyError
 
 from opsgraph.errors import Conflict
+from opsgraph.settings import get_settings
 from opsgraph.store.scope import TenantScope
 
 
 def lease_seconds() -> float:
-    """How long a lease lasts without renewal."""
-    try:
-        return max(1.0, float(os.environ.get("OPSGRAPH_THREAD_LEASE_S", "30")))
-    except ValueError:
-        return 30.0
+    """How long a lease lasts without renewal (`OPSGRAPH_THREAD_LEASE_S`)."""
+    return get_settings().thread_lease_s
 
 
 def _try_acquire(scope: TenantScope, thread_id: str, owner: str, lease_s: float) -> bool:

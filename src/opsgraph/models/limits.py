@@ -9,19 +9,16 @@
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import TYPE_CHECKING, Final
 
-from opsgraph.errors import BadInput
+from opsgraph.settings import get_settings
 
 if TYPE_CHECKING:
     from langchain_core.rate_limiters import InMemoryRateLimiter
 
-DEFAULT_RPS: Final = 10.0
-DEFAULT_CONCURRENCY: Final = 4
 _POLL_START_S: Final = 0.001
 _POLL_MAX_S: Final = 0.02
 
@@ -30,24 +27,11 @@ _slots: threading.BoundedSemaphore | None = None
 _slot_count = 0
 
 
-def _env_number(name: str, default: float) -> float:
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        value = 0.0
-    if value <= 0:
-        raise BadInput(f"{name}: must be a positive number, got {raw!r}", field=name)
-    return value
-
-
 def model_rate_limiter() -> InMemoryRateLimiter:
     """A fresh rate limiter for one model instance, sized from `OPSGRAPH_MODEL_RPS`."""
     from langchain_core.rate_limiters import InMemoryRateLimiter
 
-    rps = _env_number("OPSGRAPH_MODEL_RPS", DEFAULT_RPS)
+    rps = get_settings().model_rps
     burst = max(1.0, 2 * rps)
     limiter = InMemoryRateLimiter(requests_per_second=rps, check_every_n_seconds=0.05,
                                   max_bucket_size=burst)
@@ -65,7 +49,7 @@ def _semaphore() -> threading.BoundedSemaphore:
     global _slots, _slot_count
     with _lock:
         if _slots is None:
-            _slot_count = int(_env_number("OPSGRAPH_MODEL_CONCURRENCY", DEFAULT_CONCURRENCY))
+            _slot_count = get_settings().model_concurrency
             _slots = threading.BoundedSemaphore(max(1, _slot_count))
         return _slots
 
@@ -100,5 +84,6 @@ async def model_call_slot_async() -> AsyncIterator[None]:
 def reset_model_call_slots() -> None:
     """Read `OPSGRAPH_MODEL_CONCURRENCY` again on next use (tests; no call may be in flight)."""
     global _slots
+    get_settings.cache_clear()
     with _lock:
         _slots = None

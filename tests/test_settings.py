@@ -1,0 +1,24 @@
+"""Settings: every knob read once, typed; a malformed value names its variable."""
+
+from __future__ import annotations
+
+import pytest
+
+from opsgraph.settings import ConfigurationError, load_settings
+
+
+def test_defaults() -> None:
+    settings = load_settings()
+    assert (settings.run_model_calls, settings.model_concurrency) == (60, 4)
+    assert (settings.apply_lease_s, settings.thread_lease_s) == (30.0, 30.0)
+    assert settings.agents_dir.name == "agents" and settings.agents_dir.is_dir()
+
+
+@pytest.mark.parametrize("name", ["OPSGRAPH_APPLY_LEASE_S", "OPSGRAPH_THREAD_LEASE_S",
+                                  "OPSGRAPH_RUN_MODEL_CALLS", "OPSGRAPH_MODEL_CONCURRENCY"])
+@pytest.mark.parametrize("value", ["soon", "0", "-3"])
+def test_a_malformed_number_names_its_variable(name: str, value: str,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(name, value)
+    with pytest.raises(ConfigurationError, match=name):
+        load_settings()
