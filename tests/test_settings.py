@@ -22,3 +22,11 @@ def test_a_malformed_number_names_its_variable(name: str, value: str,
     monkeypatch.setenv(name, value)
     with pytest.raises(ConfigurationError, match=name):
         load_settings()
+
+
+def test_override_providers_can_be_narrowed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPSGRAPH_OVERRIDE_PROVIDERS", "bedrock, openai")
+    assert load_settings().override_providers == {"bedrock", "openai"}
+    monkeypatch.setenv("OPSGRAPH_OVERRIDE_PROVIDERS", "bedrock,gpt")
+    with pytest.raises(ConfigurationError, match="gpt"):
+        load_settings()

@@ -16,6 +16,7 @@ from opsgraph.errors import OpsgraphError
 
 DEFAULT_MODEL = "bedrock:us.anthropic.claude-sonnet-4-5-20250929-v1:0"
 DEFAULT_LIGHT_MODEL = "bedrock:us.anthropic.claude-haiku-4-5-20251001-v1:0"
+PROVIDERS = ("bedrock", "openai", "llamacpp", "scripted")
 
 
 class ConfigurationError(OpsgraphError):
@@ -57,6 +58,10 @@ class Settings:
     thread_lease_s: float = 30.0
     """`OPSGRAPH_THREAD_LEASE_S`: one run at a time per thread; renewed while a run goes on,
     lapses this long after a crash."""
+    override_providers: frozenset[str] = frozenset(PROVIDERS)
+    """`OPSGRAPH_OVERRIDE_PROVIDERS`: model providers a tenant admin may choose per agent
+    (comma-separated). A shared deployment sets `bedrock` (or `bedrock,openai`): `scripted`
+    and `llamacpp` specs name files on the server."""
 
 
 def _default_agents_dir() -> Path:
@@ -80,6 +85,15 @@ def _positive(env: Mapping[str, str], name: str, default: float) -> float:
     return value
 
 
+def _providers(raw: str) -> frozenset[str]:
+    names = {p.strip().lower() for p in raw.split(",") if p.strip()}
+    unknown = names - set(PROVIDERS)
+    if unknown:
+        raise ConfigurationError(f"OPSGRAPH_OVERRIDE_PROVIDERS: unknown provider(s) "
+                                 f"{', '.join(sorted(unknown))} (known: {', '.join(PROVIDERS)})")
+    return frozenset(names) if names else frozenset(PROVIDERS)
+
+
 def load_settings() -> Settings:
     """Read the environment now (tests call this after changing it)."""
     env = os.environ
@@ -98,6 +112,7 @@ def load_settings() -> Settings:
         model_rps=_positive(env, "OPSGRAPH_MODEL_RPS", 10.0),
         apply_lease_s=_positive(env, "OPSGRAPH_APPLY_LEASE_S", 30.0),
         thread_lease_s=_positive(env, "OPSGRAPH_THREAD_LEASE_S", 30.0),
+        override_providers=_providers(env.get("OPSGRAPH_OVERRIDE_PROVIDERS", "")),
     )
 
 

@@ -68,3 +68,21 @@ def test_resolution_precedence(scope: TenantScope, script: str) -> None:
     assert resolve_model_spec(scope, "bookings.list", "light", None) == default
     assert resolve_model_spec(scope, "bookings.list", "default", None,
                               overrides={"bookings.list": "openai:m"}) == "openai:m"
+
+
+def test_a_deployment_can_refuse_file_backed_overrides(db: Any, tmp_path: Any,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from opsgraph.errors import BadInput
+    from opsgraph.models.overrides import set_overrides
+    from opsgraph.settings import get_settings
+    from opsgraph.store.scope import TenantScope
+
+    script = tmp_path / "s.yaml"
+    script.write_text("synthesis: hi\n")
+    monkeypatch.setenv("OPSGRAPH_OVERRIDE_PROVIDERS", "bedrock")
+    get_settings.cache_clear()
+    scope = TenantScope(db, "demo")
+    with pytest.raises(BadInput, match="provider 'scripted' is not allowed"):
+        set_overrides(scope, {"members.lookup": f"scripted:{script}"}, {"members.lookup"}, "a")
+    assert set_overrides(scope, {"members.lookup": "bedrock:m"}, {"members.lookup"}, "a") == {
+        "members.lookup": "bedrock:m"}

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Final
 from opsgraph.errors import BadInput
 from opsgraph.models.factory import Tier, tier_spec
 from opsgraph.models.spec import check_model_spec
+from opsgraph.settings import get_settings
 
 if TYPE_CHECKING:
     from opsgraph.store.scope import TenantScope
@@ -44,7 +45,12 @@ def _validated(models: Mapping[str, str], known_agents: set[str]) -> dict[str, s
             raise BadInput(f"models.{agent}: model spec must be a string, got {spec!r}",
                            field=f"models.{agent}")
         try:
-            clean[agent] = str(check_model_spec(spec))
+            parsed = check_model_spec(spec)
+            if parsed.provider not in get_settings().override_providers:
+                allowed = ", ".join(sorted(get_settings().override_providers))
+                raise BadInput(f"provider {parsed.provider!r} is not allowed for tenant "
+                               f"overrides here (allowed: {allowed})")
+            clean[agent] = str(parsed)
         except BadInput as exc:
             raise BadInput(f"models.{agent}: {exc.message}", field=f"models.{agent}",
                            spec=spec) from None
