@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test check lint types unit bench schema clean
+.PHONY: run test check lint types unit bench test-llm schema clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -35,6 +35,16 @@ unit: $(STAMP)
 ## bench: the performance benchmark (ratios measured side by side)
 bench: $(STAMP)
 	$(BIN)/opsgraph bench
+
+## test-llm: the slow suite on a real local model (first run builds it: ~15 min)
+LLM_PORT ?= 8799
+test-llm: $(STAMP)
+	../shared/scripts/local-llm prepare
+	../shared/scripts/local-llm serve $(LLM_PORT) > .venv/local-llm.log 2>&1 & echo $$! > .venv/local-llm.pid; \
+	for i in $$(seq 1 120); do curl -sf http://127.0.0.1:$(LLM_PORT)/v1/models >/dev/null && break; sleep 1; done; \
+	OPENAI_BASE_URL=http://127.0.0.1:$(LLM_PORT)/v1 OPSGRAPH_TEST_LLM_URL=http://127.0.0.1:$(LLM_PORT)/v1 \
+	  OPENAI_API_KEY=local $(BIN)/pytest -m slow -p no:xdist tests/slow; rc=$$?; \
+	kill $$(cat .venv/local-llm.pid) 2>/dev/null; exit $$rc
 
 schema: $(STAMP)
 	$(BIN)/python -m opsgraph.registry.schema
