@@ -25,7 +25,8 @@ def agents_for(principal: Principal) -> list[dict[str, Any]]:
 
     tenant = TenantScope.of(principal).tenant()
     if tenant is None:
-        raise NotFound(f"tenant {principal.tenant_id!r} not found")
+        raise NotFound(f"tenant {principal.tenant_id!r} not found ('opsgraph seed' loads the "
+                       "demo tenants)")
     plan = parse_plan(str(tenant.get("plan", "basic")))
     rows = []
     for agent in get_registry().agents.values():

@@ -43,7 +43,8 @@ def make_context(principal: Principal, thread_id: str, run_model: str | None) ->
     scope = TenantScope.of(principal)
     tenant = scope.tenant()
     if tenant is None:
-        raise NotFound(f"tenant {principal.tenant_id!r} not found")
+        raise NotFound(f"tenant {principal.tenant_id!r} not found ('opsgraph seed' loads the "
+                       "demo tenants)")
     return RunContext(principal=principal, scope=scope,
                       plan=parse_plan(str(tenant.get("plan", "basic"))),
                       capability_mode=str(tenant.get("capability_mode", "observe")),
