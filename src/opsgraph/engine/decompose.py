@@ -13,6 +13,7 @@ from opsgraph.engine.context import RunContext
 from opsgraph.engine.memory import render_history
 from opsgraph.engine.plan import MAX_TASKS, TaskPlan, plan_problems
 from opsgraph.errors import RunAborted
+from opsgraph.principal import DOMAINS, VERBS
 
 
 class PlanRejected(RunAborted):
@@ -73,7 +74,8 @@ def make_plan(ctx: RunContext, request: str, history: list[dict[str, Any]]) -> T
     if problems:
         messages += [AIMessage(plan.model_dump_json()),
                      HumanMessage("That plan is invalid:\n- " + "\n- ".join(problems)
-                                  + "\nReturn a corrected plan.")]
+                                  + f"\nDomains: {', '.join(DOMAINS)}. Verbs: "
+                                  + f"{', '.join(VERBS)}.\nReturn a corrected plan.")]
         plan = model_calls.structured(ctx, spec, messages, TaskPlan, stage="decompose")
         problems = plan_problems(plan)
     if problems:

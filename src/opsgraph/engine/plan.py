@@ -15,10 +15,14 @@ class PlannedTask(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     id: str = Field(description="Short unique id, e.g. t1")
-    domain: str = Field(description="One of: " + ", ".join(DOMAINS))
+    # The enums are in the schema the model sees (a grammar-constrained server holds it to
+    # them); validation stays in `plan_problems`, so a wrong word gets one repair attempt.
+    domain: str = Field(description="One of: " + ", ".join(DOMAINS),
+                        json_schema_extra={"enum": list(DOMAINS)})
     operation: str = Field(
         description="The verb, one of: " + ", ".join(VERBS),
         validation_alias=AliasChoices("operation", "verb"),
+        json_schema_extra={"enum": list(VERBS)},
     )
     instruction: str = Field(description="What the agent must do, in one or two sentences")
     depends_on: list[str] = Field(default_factory=list,
