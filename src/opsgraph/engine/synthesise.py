@@ -15,7 +15,9 @@ from opsgraph.tools.contract import DATA_NOTICE
 
 SYNTHESIS_RULES = """You write the single reply to a member of staff of a club or venue.
 Use only the task results below. Say plainly what was done, what is waiting for a manager's
-approval, and what was refused or failed and why. Be brief; no preamble."""
+approval, and what was refused or failed and why. A change was made or proposed only if a
+task's `calls` show that tool succeeding; never claim more than they show. Be brief; no
+preamble."""
 
 
 def collect_sources(results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
@@ -33,7 +35,7 @@ def collect_sources(results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _brief(results: dict[str, dict[str, Any]]) -> str:
     rows = [{"task": tid, "agent": r.get("agent"), "status": r.get("status"),
-             "result": r.get("content"), "error": r.get("error")}
+             "result": r.get("content"), "calls": r.get("calls", []), "error": r.get("error")}
             for tid, r in results.items()]
     return json.dumps(rows, default=str, ensure_ascii=False)
 
