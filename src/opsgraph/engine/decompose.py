@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
@@ -29,8 +29,11 @@ ids of tasks whose results it needs. Tasks without dependencies run in parallel;
 dependency when a task truly needs another's result. Never invent domains or verbs."""
 
 
-def _planner_messages(ctx: RunContext, request: str, history: list[dict[str, Any]]) -> list[
-        BaseMessage]:
+def _planner_messages(ctx: RunContext, spec: str, request: str,
+                      history: list[dict[str, Any]]) -> list[BaseMessage]:
+    """A stable system prompt (rules and capabilities: cacheable), then this request."""
+    from opsgraph.models.factory import get_chat_model
+    from opsgraph.models.prompt_cache import cached_system_message
     from opsgraph.registry.loader import get_registry
     from opsgraph.registry.prompt import capability_summary
     from opsgraph.registry.ranker import rank_agents
@@ -38,13 +41,13 @@ def _planner_messages(ctx: RunContext, request: str, history: list[dict[str, Any
     ranked = rank_agents(request, top_k=6)
     hints = "\n".join(f"- {r.agent} ({r.domain}: {', '.join(r.operations)})" for r in ranked)
     roles = ", ".join(sorted(r.value for r in ctx.principal.roles))
-    system = "\n\n".join([PLANNER_RULES, "Capabilities:\n" + capability_summary(get_registry()),
-                          "Most relevant agents for this request:\n" + hints])
+    system = "\n\n".join([PLANNER_RULES, "Capabilities:\n" + capability_summary(get_registry())])
     context = render_history(history[:-1])
     human = (f"Caller roles: {roles}; channel: {ctx.principal.channel.value}.\n"
+             + f"Most relevant agents for this request:\n{hints}\n\n"
              + (f"Conversation so far:\n{context}\n\n" if context else "")
              + f"Request: {request}")
-    return [SystemMessage(system), HumanMessage(human)]
+    return [cached_system_message(get_chat_model(spec), system), HumanMessage(human)]
 
 
 def route(domain: str, verb: str, request: str) -> str | None:
@@ -68,7 +71,7 @@ def make_plan(ctx: RunContext, request: str, history: list[dict[str, Any]]) -> T
     from opsgraph.models.factory import tier_spec
 
     spec = ctx.run_model or tier_spec("default")
-    messages = _planner_messages(ctx, request, history)
+    messages = _planner_messages(ctx, spec, request, history)
     plan: TaskPlan = model_calls.structured(ctx, spec, messages, TaskPlan, stage="decompose")
     problems = plan_problems(plan)
     if problems:
