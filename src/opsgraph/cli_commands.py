@@ -14,6 +14,17 @@ from opsgraph.errors import BadInput
 AddPrincipal = Callable[[argparse.ArgumentParser, str | None], None]
 
 
+def json_object(text: str, flag: str) -> dict[str, Any]:
+    """A flag's JSON object, or BadInput naming the flag."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BadInput(f"{flag}: invalid JSON ({exc.msg})") from None
+    if not isinstance(value, dict):
+        raise BadInput(f"{flag}: must be a JSON object")
+    return value
+
+
 def _cli() -> Any:
     from opsgraph import cli
 
@@ -153,14 +164,7 @@ def cmd_approvals_decide(args: argparse.Namespace) -> int:
 
     _cli().store()
     principal = _cli().principal_from(args, "manager")
-    values = None
-    if args.values is not None:
-        try:
-            values = json.loads(args.values)
-        except json.JSONDecodeError as exc:
-            raise BadInput(f"--values: invalid JSON ({exc.msg})") from None
-        if not isinstance(values, dict):
-            raise BadInput("--values: must be a JSON object")
+    values = None if args.values is None else json_object(args.values, "--values")
     events = decide_and_resume(principal, args.change_id, args.decision,
                                feedback=args.feedback, values=values, model=args.model)
     return print_events(args, events)
@@ -190,12 +194,7 @@ def add_approval_commands(sub: Any, add_principal: AddPrincipal) -> None:
 def cmd_ops_call(args: argparse.Namespace) -> int:
     from opsgraph.operations.direct import call_operation
 
-    try:
-        op_args = json.loads(args.args)
-    except json.JSONDecodeError as exc:
-        raise BadInput(f"--args: invalid JSON ({exc.msg})") from None
-    if not isinstance(op_args, dict):
-        raise BadInput("--args: must be a JSON object")
+    op_args = json_object(args.args, "--args")
     _cli().store()
     result = call_operation(_cli().principal_from(args, "staff"), args.op_id, op_args)
     _cli().out(args, result)

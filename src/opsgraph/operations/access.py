@@ -58,3 +58,16 @@ def own_member_id(ctx: Context) -> str | None:
         return None
     me = caller_member(ctx)
     return str(me["_id"]) if me else "\x00no-member"
+
+
+def member_filter(ctx: Context, member_id: str | None, action: str) -> Document:
+    """The `member_id` part of a list's filter: a member sees only their own records; a
+    named member narrows the list (and must be the caller, for a member)."""
+    flt: Document = {}
+    own = own_member_id(ctx)
+    if own is not None:
+        flt["member_id"] = own
+    if member_id is not None:
+        require_self(ctx, member_id, action)
+        flt["member_id"] = member_id
+    return flt

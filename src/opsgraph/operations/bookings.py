@@ -15,7 +15,12 @@ from typing import Any
 from pydantic import Field
 
 from opsgraph.errors import BadInput, Conflict
-from opsgraph.operations.access import ANYONE, MEMBERS_UP, own_member_id, require_self
+from opsgraph.operations.access import (
+    ANYONE,
+    MEMBERS_UP,
+    member_filter,
+    require_self,
+)
 from opsgraph.operations.base import Context, Operation, OpInput, Preview, Result
 from opsgraph.operations.records import (
     Document,
@@ -121,13 +126,7 @@ def booking_rows(ctx: Context, docs: list[Document]) -> list[Document]:
 
 def list_bookings(ctx: Context, args: BookingList) -> Result:
     """Confirmed bookings, filtered by member and day; a member sees only their own."""
-    flt: Document = {"status": "confirmed"}
-    own = own_member_id(ctx)
-    if own is not None:
-        flt["member_id"] = own
-    if args.member is not None:
-        require_self(ctx, args.member, "list bookings")
-        flt["member_id"] = args.member
+    flt: Document = {"status": "confirmed", **member_filter(ctx, args.member, "list bookings")}
     if args.date is not None:
         start, end = day_bounds(args.date)
     else:

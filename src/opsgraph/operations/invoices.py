@@ -15,7 +15,13 @@ from pydantic import Field
 from pymongo.errors import DuplicateKeyError
 
 from opsgraph.errors import BadInput, Conflict, Forbidden
-from opsgraph.operations.access import MANAGERS, MEMBERS_UP, STAFF_UP, own_member_id, require_self
+from opsgraph.operations.access import (
+    MANAGERS,
+    MEMBERS_UP,
+    STAFF_UP,
+    member_filter,
+    require_self,
+)
 from opsgraph.operations.base import Context, Operation, OpInput, Preview, Result, Source
 from opsgraph.operations.records import (
     Document,
@@ -82,13 +88,7 @@ def _source(doc: Document) -> Source:
 def list_invoices(ctx: Context, args: InvoiceList) -> Result:
     """Invoices, newest first, by member and/or state; a member sees only their own."""
     today = ctx.now.date().isoformat()
-    flt: Document = {}
-    own = own_member_id(ctx)
-    if own is not None:
-        flt["member_id"] = own
-    if args.member is not None:
-        require_self(ctx, args.member, "list invoices")
-        flt["member_id"] = args.member
+    flt: Document = member_filter(ctx, args.member, "list invoices")
     if args.status == "overdue":
         flt.update({"status": "open", "due": {"$lt": today}})
     elif args.status is not None:
