@@ -182,7 +182,7 @@ def test_a_failed_run_leaves_no_draft_and_a_retry_runs_again(script: Any, demo_d
 
 @pytest.mark.usefixtures("demo_db")
 def test_an_unknown_tenant_is_refused_before_anything_is_stored(demo_db: Any) -> None:
-    with pytest.raises(NotFound, match="no tenant 'nowhere'"):
+    with pytest.raises(NotFound, match="tenant 'nowhere' not found"):
         ingest_email("nowhere", FRIENDLY.read_bytes())
     assert demo_db["inbox"].count_documents({"tenant_id": "nowhere"}) == 0
 

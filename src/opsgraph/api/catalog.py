@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from opsgraph.errors import NotFound
 from opsgraph.gates import decide
 from opsgraph.principal import Principal, parse_plan
 from opsgraph.store.scope import TenantScope
@@ -23,10 +22,7 @@ def agents_for(principal: Principal) -> list[dict[str, Any]]:
     """Agents the caller passes every gate for on at least one of the agent's verbs."""
     from opsgraph.registry.loader import get_registry
 
-    tenant = TenantScope.of(principal).tenant()
-    if tenant is None:
-        raise NotFound(f"tenant {principal.tenant_id!r} not found ('opsgraph seed' loads the "
-                       "demo tenants)")
+    tenant = TenantScope.of(principal).require_tenant()
     plan = parse_plan(str(tenant.get("plan", "basic")))
     rows = []
     for agent in get_registry().agents.values():

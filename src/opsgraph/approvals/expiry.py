@@ -32,6 +32,13 @@ def expire_change(scope: TenantScope, change: PendingChange, actor: str, now: da
     return True
 
 
+def expired_unresumed(db: Database[Document]) -> list[Document]:
+    """Expired changes (all tenants) whose paused run was never told: `{_id, tenant_id,
+    thread_id}` each."""
+    return list(db[COLLECTION].find({"status": "expired", "resumed_at": None},
+                                    {"tenant_id": 1, "thread_id": 1}))
+
+
 def expire_due(db_or_scope: Database[Document] | TenantScope, now: datetime | None = None,
                ) -> int:
     """Expire every pending change past its expiry (one tenant, or all given a database).

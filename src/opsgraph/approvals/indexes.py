@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pymongo import ASCENDING, IndexModel
+from pymongo import ASCENDING, DESCENDING, IndexModel
 from pymongo.database import Database
 
 from opsgraph.approvals import audit, pending
@@ -22,6 +22,8 @@ AUDIT_INDEXES = (
     # `history`: one change's rows in order.
     IndexModel([("tenant_id", ASCENDING), ("change_id", ASCENDING), ("at", ASCENDING)],
                name="tenant_change_at"),
+    # A tenant's trail, newest first (direct writes are audited here too).
+    IndexModel([("tenant_id", ASCENDING), ("at", DESCENDING)], name="tenant_at"),
 )
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.config import get_stream_writer
@@ -14,6 +14,9 @@ from opsgraph.engine.memory import render_history
 from opsgraph.engine.plan import MAX_TASKS, TaskPlan, plan_problems
 from opsgraph.errors import RunAborted
 from opsgraph.principal import DOMAINS, VERBS
+
+if TYPE_CHECKING:
+    from opsgraph.registry.registry import Registry
 
 
 class PlanRejected(RunAborted):
@@ -29,19 +32,31 @@ ids of tasks whose results it needs. Tasks without dependencies run in parallel;
 dependency when a task truly needs another's result. Never invent domains or verbs."""
 
 
+_systems: dict[str, str] = {}
+
+
+def planner_system(registry: Registry) -> str:
+    """The planner's stable system prompt, built once per registry version."""
+    from opsgraph.registry.prompt import capability_summary
+
+    if registry.version not in _systems:
+        _systems[registry.version] = "\n\n".join(
+            [PLANNER_RULES, "Capabilities:\n" + capability_summary(registry)])
+    return _systems[registry.version]
+
+
 def _planner_messages(ctx: RunContext, spec: str, request: str,
                       history: list[dict[str, Any]]) -> list[BaseMessage]:
     """A stable system prompt (rules and capabilities: cacheable), then this request."""
     from opsgraph.models.factory import get_chat_model
     from opsgraph.models.prompt_cache import cached_system_message
     from opsgraph.registry.loader import get_registry
-    from opsgraph.registry.prompt import capability_summary
     from opsgraph.registry.ranker import rank_agents
 
     ranked = rank_agents(request, top_k=6)
     hints = "\n".join(f"- {r.agent} ({r.domain}: {', '.join(r.operations)})" for r in ranked)
     roles = ", ".join(sorted(r.value for r in ctx.principal.roles))
-    system = "\n\n".join([PLANNER_RULES, "Capabilities:\n" + capability_summary(get_registry())])
+    system = planner_system(get_registry())
     context = render_history(history[:-1])
     human = (f"Caller roles: {roles}; channel: {ctx.principal.channel.value}.\n"
              + f"Most relevant agents for this request:\n{hints}\n\n"

@@ -16,14 +16,12 @@ log = logging.getLogger(__name__)
 
 def expire_and_notify() -> int:
     """Expire what is due; resume every run still waiting on an expired change."""
-    from opsgraph.approvals.expiry import expire_due
+    from opsgraph.approvals.expiry import expire_due, expired_unresumed
     from opsgraph.engine.approval_flow import resume_change
 
     db = get_db()
     expired = expire_due(db)
-    waiting = db["pending_changes"].find({"status": "expired", "resumed_at": None},
-                                         {"tenant_id": 1, "thread_id": 1})
-    for doc in list(waiting):
+    for doc in expired_unresumed(db):
         system = Principal(doc["tenant_id"], "system", frozenset({Role.ADMIN}), Channel.API)
         value = {"change_id": doc["_id"], "outcome": "expired", "decided_by": "the expiry job"}
         with contextlib.suppress(Conflict):

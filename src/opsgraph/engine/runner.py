@@ -41,10 +41,7 @@ def make_context(principal: Principal, thread_id: str, run_model: str | None) ->
     from opsgraph.models.overrides import get_overrides
 
     scope = TenantScope.of(principal)
-    tenant = scope.tenant()
-    if tenant is None:
-        raise NotFound(f"tenant {principal.tenant_id!r} not found ('opsgraph seed' loads the "
-                       "demo tenants)")
+    tenant = scope.require_tenant()
     return RunContext(principal=principal, scope=scope,
                       plan=parse_plan(str(tenant.get("plan", "basic"))),
                       capability_mode=str(tenant.get("capability_mode", "observe")),

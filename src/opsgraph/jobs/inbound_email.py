@@ -33,7 +33,7 @@ from email.parser import BytesParser
 from html.parser import HTMLParser
 from typing import Any
 
-from opsgraph.errors import BadInput, NotFound
+from opsgraph.errors import BadInput
 from opsgraph.operations.records import insert_once
 from opsgraph.principal import Channel, Principal, Role
 from opsgraph.store.scope import Document, TenantScope
@@ -284,8 +284,7 @@ def _tenant_scope(principal: Principal) -> TenantScope:
     if not principal.tenant_id:
         raise BadInput("tenant: must not be empty")
     scope = TenantScope.of(principal)
-    if scope.tenant() is None:
-        raise NotFound(f"tenant: no tenant {principal.tenant_id!r}")
+    scope.require_tenant()
     return scope
 
 

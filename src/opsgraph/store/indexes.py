@@ -56,8 +56,6 @@ INDEXES: dict[str, list[IndexModel]] = {
     "knowledge": [_ix("tenant_slug", ("slug", ASCENDING), unique=True)],
     "tickets": [_ix("tenant_resource_status", ("resource_id", ASCENDING),
                     ("status", ASCENDING))],
-    "audit": [_ix("tenant_at", ("at", DESCENDING)),
-              _ix("tenant_change", ("change_id", ASCENDING))],
 }
 """Collection → its indexes. `tenants` is keyed by `_id` (the tenant id) and needs none."""
 

@@ -15,7 +15,7 @@ from pymongo.collection import Collection
 from pymongo.database import Database
 from pymongo.results import DeleteResult, InsertManyResult, InsertOneResult, UpdateResult
 
-from opsgraph.errors import Forbidden
+from opsgraph.errors import Forbidden, NotFound
 from opsgraph.principal import Principal
 
 Document = dict[str, Any]
@@ -122,3 +122,11 @@ class TenantScope:
     def tenant(self) -> Document | None:
         """The tenant's settings document (plan, capability mode, ...)."""
         return self._db["tenants"].find_one({"_id": self.tenant_id})
+
+    def require_tenant(self) -> Document:
+        """The tenant's settings document; NotFound when the tenant does not exist."""
+        doc = self.tenant()
+        if doc is None:
+            raise NotFound(f"tenant {self.tenant_id!r} not found ('opsgraph seed' loads the "
+                           "demo tenants)")
+        return doc
