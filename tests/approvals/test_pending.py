@@ -31,6 +31,8 @@ def test_a_proposal_is_stored_with_everything_the_card_needs(scope: TenantScope,
         "summary": "Update Jane",
         "old": {"email": "jane@old.example"},
         "new": {"email": "jane@new.example"},
+        "args": change.args,
+        "task_id": "t1",
         "expires_at": "2030-01-07T10:00:00+00:00",
     }
     stored = scope["pending_changes"].find_one({"_id": change.change_id})

@@ -90,6 +90,8 @@ class PendingChange(BaseModel):
             "summary": self.summary,
             "old": self.old,
             "new": self.new,
+            "args": self.args,
+            "task_id": self.task_id,
             "expires_at": to_json(self.expires_at),
         }
 

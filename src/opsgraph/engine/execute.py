@@ -97,7 +97,8 @@ def run_subtask(task: dict[str, Any], deps: dict[str, Future[dict[str, Any]]],
     dep_results = _wait_dependencies(deps, after)
     result = _run(ctx, task, dep_results)
     get_stream_writer()({"event": "task_finished", "data": {
-        "task_id": task["id"], "agent": task.get("agent"), "status": result["status"]}})
+        "task_id": task["id"], "agent": task.get("agent"), "status": result["status"],
+        "calls": result.get("calls", [])}})
     return result
 
 

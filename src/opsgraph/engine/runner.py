@@ -132,8 +132,13 @@ def _check_thread(principal: Principal, thread_id: str) -> None:
 
 
 def stream_run(principal: Principal, message: str, *, thread_id: str | None = None,
-               model: str | None = None) -> Iterator[Event]:
-    """Run one message on a thread (new or continuing)."""
+               model: str | None = None,
+               history: list[dict[str, Any]] | None = None) -> Iterator[Event]:
+    """Run one message on a thread (new or continuing).
+
+    `history` seeds a new thread with earlier turns (`{role, content}`; the eval suite's
+    follow-up cases); a continuing thread has its own.
+    """
     if not message or not message.strip():
         raise BadInput("message: must not be empty")
     if thread_id is not None and not THREAD_ID.fullmatch(thread_id):
@@ -154,7 +159,8 @@ def stream_run(principal: Principal, message: str, *, thread_id: str | None = No
         graph_input: dict[str, Any] = {
             "request": text, "plan": [], "results": {}, "answer": None, "run_model": model,
             "requester": principal_record(principal),
-            "history": [{"role": "user", "content": text}]}
+            "history": [*(history if new_thread and history else []),
+                        {"role": "user", "content": text}]}
         yield from _drive(ctx, graph_input, ids)
 
 

@@ -10,6 +10,7 @@ run away and the loop stops with `CapReached`.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -51,6 +52,20 @@ def _text(message: AIMessage) -> str:
         return content
     parts = [p.get("text", "") if isinstance(p, dict) else str(p) for p in content]
     return "".join(parts)
+
+
+RESULT_CHARS = 600
+"""How much of a tool's output an event carries (the dashboard and the evals read it)."""
+
+
+def call_record(call: Mapping[str, Any], ok: bool, result: Any) -> dict[str, Any]:
+    """One tool call as events and task results keep it: name, arguments, outcome, output."""
+    text = result if isinstance(result, str) else json.dumps(result, default=str,
+                                                              ensure_ascii=False)
+    if len(text) > RESULT_CHARS:
+        text = text[:RESULT_CHARS] + "…"
+    return {"tool": call.get("name", ""), "args": dict(call.get("args") or {}), "ok": ok,
+            "result": text}
 
 
 def _closed(name: str, tools: Mapping[str, BoundTool], requires: Mapping[str, Sequence[str]],
@@ -105,7 +120,7 @@ def run_tool_loop(*, ask: AskModel, tools: Mapping[str, BoundTool],
                 else:
                     ok, text = on_proposal(outcome.proposal)
             result.tool_calls += 1
-            result.calls.append({"tool": call["name"], "ok": ok})
+            result.calls.append(call_record(call, ok, text if not ok else outcome.content))
             result.sources.extend(outcome.sources)
             if ok:
                 succeeded.add(call["name"])
