@@ -281,28 +281,63 @@ def add_email_command(sub: Any) -> None:
     p.set_defaults(func=cmd_email_ingest)
 
 
-def cmd_eval(args: argparse.Namespace) -> int:
-    """Run the eval suite; exit 0 when the targets are met, 1 when missed."""
-    from opsgraph.evaluation import render_text, run_eval, write_report
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from opsgraph.evals import (
+        compare_reports,
+        judge_reports,
+        read_report,
+        render_compare,
+        render_judgement,
+    )
 
+    first, second = (read_report(Path(p)) for p in args.compare)
+    result = compare_reports(first, second)
+    if args.judge is not None:
+        result["judge"] = judge_reports(first, second, args.judge,
+                                        concurrency=args.concurrency)
+    _cli().out(args, result, lambda r: render_compare(r) + (
+        "\n\n" + render_judgement(r["judge"]) if "judge" in r else ""))
+    return 0
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    """Run the eval suite (exit 0: every dimension met its threshold, 1: one missed), or
+    compare two reports (`--compare A B [--judge SPEC]`)."""
+    from opsgraph.evals import render_text, run_suite, write_report
+
+    if args.concurrency < 1:
+        raise BadInput("--concurrency: must be at least 1")
+    if args.compare is not None:
+        return _cmd_compare(args)
+    if args.judge is not None:
+        raise BadInput("--judge: judges the answers of two reports; use it with --compare")
     datasets = [Path(p) for p in args.dataset] if args.dataset else None
-    report = run_eval(datasets, model=args.model)
+    report = run_suite(datasets, model=args.model, split=args.split,
+                       concurrency=args.concurrency, progress=sys.stderr)
     if args.report is not None:
         for path in write_report(report, Path(args.report)):
             print(f"wrote {path}", file=sys.stderr)
-    _cli().out(args, report.to_json(), lambda _: render_text(report))
-    return 0 if report.passed else 1
+    _cli().out(args, report, render_text)
+    return 0 if report["passed"] else 1
 
 
 def add_eval_command(sub: Any) -> None:
-    """`opsgraph eval [--model SPEC] [--dataset PATH] [--report DIR] [--json]`."""
-    p = sub.add_parser("eval", help="the eval suite (routing quality)")
+    """`opsgraph eval [--model SPEC] [--dataset PATH] [--split all|dev|heldout]
+    [--report DIR] [--compare A.json B.json [--judge SPEC]] [--concurrency N] [--json]`."""
+    p = sub.add_parser("eval", help="the eval suite (docs/evals.md)")
     p.add_argument("--model", default=None, metavar="SPEC",
-                   help="recorded in the report; routing calls no chat model")
+                   help="the model every stage uses (default: OPSGRAPH_MODEL)")
     p.add_argument("--dataset", action="append", default=None, metavar="PATH",
-                   help="a dataset file or folder (repeatable; default: "
-                        "evals/datasets/routing.yaml)")
+                   help="a case file or folder (repeatable; default: "
+                        "evals/datasets/assistant)")
+    p.add_argument("--split", default="all", choices=["all", "dev", "heldout"])
     p.add_argument("--report", default=None, metavar="DIR",
                    help="write report.json and report.md here")
+    p.add_argument("--compare", nargs=2, default=None, metavar=("A.json", "B.json"),
+                   help="compare two report.json files instead of running")
+    p.add_argument("--judge", default=None, metavar="SPEC",
+                   help="with --compare: a model judges the two reports' answers blind")
+    p.add_argument("--concurrency", type=int, default=2, metavar="N",
+                   help="cases (or judgements) at once (default 2)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_eval)
