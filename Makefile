@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test check lint types unit bench test-llm schema clean
+.PHONY: run test check lint types unit bench test-llm eval-local schema clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -45,6 +45,14 @@ test-llm: $(STAMP)
 	OPENAI_BASE_URL=http://127.0.0.1:$(LLM_PORT)/v1 OPSGRAPH_TEST_LLM_URL=http://127.0.0.1:$(LLM_PORT)/v1 \
 	  OPENAI_API_KEY=local $(BIN)/pytest -m slow -p no:xdist tests/slow; rc=$$?; \
 	kill $$(cat .venv/local-llm.pid) 2>/dev/null; exit $$rc
+
+## eval-local: the eval suite on an OpenAI-compatible model at OPENAI_BASE_URL (default: the
+## local model of `../shared/scripts/local-llm serve 8799`; the product never needs it)
+OPENAI_BASE_URL ?= http://127.0.0.1:$(LLM_PORT)/v1
+OPENAI_API_KEY ?= local
+eval-local: $(STAMP)
+	OPENAI_BASE_URL=$(OPENAI_BASE_URL) OPENAI_API_KEY=$(OPENAI_API_KEY) \
+	  $(BIN)/opsgraph eval --model openai:local --report evals/reports/local-$$(date +%Y%m%d-%H%M)
 
 schema: $(STAMP)
 	$(BIN)/python -m opsgraph.registry.schema
