@@ -6,6 +6,7 @@ from typing import Any
 
 EMILY = "mem_demo_008"
 EMILY_ANSWER = "Emily Chen's phone change is handled."
+"""The scripted synthesis: a write-only run's answer is written by code, not by it."""
 REFUND_ANSWER = "The refund is handled."
 
 

@@ -21,7 +21,7 @@ from tests.e2e.flows import (
     transitions,
 )
 from tests.e2e.http_client import bearer, stream
-from tests.e2e.scripts import EMILY, EMILY_ANSWER, REFUND_ANSWER, phone_update, refund
+from tests.e2e.scripts import EMILY, phone_update, refund
 
 OLD_PHONE = "+44 7700 900788"
 APPLIED = [(None, "pending"), ("pending", "executing"), ("executing", "applied")]
@@ -50,9 +50,10 @@ def test_approve_applies_once_and_resumes_the_run(server: AppServer, http: httpx
     assert resumed.status == 200, resumed.error
     assert resumed.finished["status"] == "completed"
     assert resumed.events[0][2]["thread_id"] == thread
-    assert resumed.of("task_finished") == [{"task_id": "t1", "agent": "members.update",
+    assert [{k: t[k] for k in ("task_id", "agent", "status")}
+            for t in resumed.of("task_finished")] == [{"task_id": "t1", "agent": "members.update",
                                             "status": "completed"}]
-    assert resumed.of("answer")[0]["text"] == EMILY_ANSWER
+    assert resumed.of("answer")[0]["text"].startswith("Done: Update Emily Chen")
     assert phone(demo_db) == "+44 7700 900999"
     change = change_doc(demo_db, cid)
     assert change["status"] == "applied" and change["decided_by"] == "sam"
@@ -105,7 +106,8 @@ def test_edited_values_pass_every_check_again(server: AppServer, http: httpx.Cli
 
     done = decide(http, cid, "edit", role="admin", values={"amount": 600})
     assert done.status == 200 and done.finished["status"] == "completed"
-    assert done.of("answer")[0]["text"] == REFUND_ANSWER
+    # the answer reports the edited amount that was applied, written from the decision
+    assert done.of("answer")[0]["text"].startswith("Done: Refund 600.00 on ")
     after = demo_db["invoices"].find_one({"_id": invoice["_id"]})
     assert after["refunded"] == 600 and refunds_of(demo_db, invoice["_id"], cid) == 1
     change = change_doc(demo_db, cid)

@@ -47,8 +47,9 @@ def test_approve_resumes_without_rerunning_completed_tasks(script: Any, demo_db:
 
     resumed = decide(card["change_id"], "approve")
     assert finished(resumed)["status"] == "completed"
-    # Only t2's last turn and the synthesis call the model again: t1 is not re-run.
-    assert finished(resumed)["usage"]["model_calls"] == 2
+    # Only the synthesis calls the model again: t1 is not re-run, and t2's settled
+    # proposal ends its work without another turn.
+    assert finished(resumed)["usage"]["model_calls"] == 1
     assert statuses(resumed) == {"t2": "completed"}
     assert of(resumed, "answer")[0]["text"].startswith("Emily's phone is updated")
     assert demo_db["members"].find_one({"_id": EMILY})["phone"] == "+44 7700 900999"
@@ -193,5 +194,6 @@ def test_the_interfaces_example_script_pauses_for_approval(demo_db: Any) -> None
     assert card["old"] == {"email": "jane.smith@example.com"}
     assert card["new"] == {"email": "jane@new.example"}
     done = decide(card["change_id"], "approve")
-    assert of(done, "answer")[0]["text"] == "Jane Smith's email change is waiting for approval."
+    # what was done is written by code from the decision, not by the model
+    assert of(done, "answer")[0]["text"].startswith("Done: Update Jane Smith")
     assert demo_db["members"].find_one({"_id": "mem_demo_001"})["email"] == "jane@new.example"

@@ -30,9 +30,7 @@ def test_parallel_plan_with_dependencies_answers_with_sources(script: Any) -> No
             task("t3", "bookings", "list", "List Emily Chen's bookings", ["t1"]),
         ]},
         "turns": {
-            "t1": [{**call("members_search", query="Emily Chen"), "delay_ms": 300},
-                   call("members_get", member="Emily Chen"),
-                   {"content": "Emily Chen is a junior member."}],
+            "t1": [{**call("members_get", member="Emily Chen"), "delay_ms": 300}],
             "t2": [{**call("knowledge_search", query="cancellation policy"), "delay_ms": 300},
                    {"content": "Cancellations need 24 hours notice."}],
             "t3": [call("bookings_list", member="Emily Chen"),
@@ -55,10 +53,10 @@ def test_parallel_plan_with_dependencies_answers_with_sources(script: Any) -> No
     assert [t["agent"] for t in plan] == ["members.lookup", "knowledge.faq", "bookings.lookup"]
     tokens = [d["text"] for d in of(events, "token")]
     answer = of(events, "answer")[0]
-    assert len(tokens) > 3 and "".join(tokens) == answer["text"]
+    assert tokens and "".join(tokens) == answer["text"]  # streamed a sentence at a time
     assert answer["text"].startswith("Emily Chen is a junior member")
     kinds = {s["kind"] for s in answer["sources"]}
-    assert "member" in kinds and "document" in kinds
+    assert "member" in kinds and "document" in kinds, kinds
     assert any(s["id"] == "mem_demo_008" for s in answer["sources"])
     ids = [e.id for e in events]
     assert len(ids) == len(set(ids))
@@ -72,13 +70,16 @@ def test_denied_task_never_reaches_a_model(script: Any) -> None:
     assert statuses(events) == {"t1": "denied"}
     assert not of(events, "task_started")
     assert finished(events)["status"] == "completed"
-    assert finished(events)["usage"]["model_calls"] == 2  # plan + synthesis only
+    # the plan only: a refusal is reported by code, and nothing was read to summarise
+    assert finished(events)["usage"]["model_calls"] == 1
+    assert "Not allowed" in of(events, "answer")[0]["text"]
 
 
 def test_runaway_query_agent_stops_at_its_round_cap(script: Any) -> None:
+    # a query agent whose calls keep failing gets more rounds, up to its cap
     model = script({
         "plan": {"tasks": [task("t1", "members", "search", "Find Emily")]},
-        "turns": {"t1": [call("members_search", query="Emily")] * 5},
+        "turns": {"t1": [call("members_get", member="Nobody Atall")] * 5},
         "synthesis": "I could not finish that.",
     })
     events = chat(person("staff"), "find emily", model)
@@ -145,7 +146,8 @@ def test_tenant_override_changes_the_model_an_agent_uses(script: Any, demo_db: A
 def test_a_scripted_task_with_no_turn_left_fails_the_run_loudly(script: Any) -> None:
     model = script({
         "plan": {"tasks": [task("t1", "members", "search", "Find Emily")]},
-        "turns": {"t1": [call("members_search", query="Emily")]},  # no answer turn
+        # the call fails, so the agent needs another turn, and the script has none
+        "turns": {"t1": [call("members_get", member="Nobody Atall")]},
         "synthesis": "unused",
     })
     events = chat(person("staff"), "find emily", model)

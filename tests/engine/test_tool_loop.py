@@ -8,7 +8,7 @@ import pytest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from opsgraph.engine.context import CapReached
-from opsgraph.engine.tool_loop import run_tool_loop
+from opsgraph.engine.tool_loop import Decided, run_tool_loop
 from opsgraph.operations.base import Context
 from opsgraph.principal import Plan
 from opsgraph.store.scope import TenantScope
@@ -32,9 +32,12 @@ class Scripted:
     def __init__(self, replies: list[AIMessage]) -> None:
         self.replies = replies
         self.offered: list[list[str]] = []
+        self.must_call: list[bool] = []
 
-    def __call__(self, messages: list[BaseMessage], tools: list[dict[str, Any]]) -> AIMessage:
+    def __call__(self, messages: list[BaseMessage], tools: list[dict[str, Any]],
+                 must_call: bool) -> AIMessage:
         self.offered.append([t["name"] for t in tools])
+        self.must_call.append(must_call)
         return self.replies[len(self.offered) - 1]
 
 
@@ -53,22 +56,62 @@ def tools(demo_db: Any) -> Any:
 REQUIRES = {"members_get": ["members_search"], "members_update": ["members_get"]}
 
 
-def test_loop_offers_only_the_frontier_and_refuses_closed_tools(tools: Any) -> None:
+def test_every_tool_is_offered_and_a_call_before_its_prerequisites_is_refused(
+        tools: Any) -> None:
     ask = Scripted([
-        calls(("members_get", {"member": "Emily Chen"})),  # closed: search has not run
-        calls(("members_search", {"query": "Emily Chen"})),
+        calls(("members_get", {"member": "Emily Chen"})),  # refused: search has not run
+        calls(("members_search", {"query": "Emily Chen"})),  # opens members_get
         calls(("members_get", {"member": "Emily Chen"})),
-        AIMessage(content="Emily Chen is a junior member."),
     ])
     messages: list[BaseMessage] = [HumanMessage("who is Emily Chen?")]
-    result = run_tool_loop(ask=ask, tools=tools, requires=REQUIRES, messages=messages,
-                           max_rounds=5, agent="members.lookup")
-    assert ask.offered[0] == ["members_search"]
-    assert ask.offered[2] == ["members_search", "members_get"]
+    result = run_tool_loop(ask=ask, tools=tools, requires={"members_get": ["members_search"]},
+                           messages=messages, max_rounds=5, agent="members.lookup")
+    assert ask.offered[0] == ["members_search", "members_get", "members_update"]
     refused = next(m for m in messages if isinstance(m, ToolMessage))
-    assert "not available yet: first complete members_search" in str(refused.content)
-    assert result.content == "Emily Chen is a junior member."
+    assert "cannot run yet: first call members_search successfully" in str(refused.content)
+    # a query agent stops once a round of calls all succeeded and opened no next step
+    assert len(ask.offered) == 3 and ask.must_call == [False] * 3
+    assert [f["tool"] for f in result.findings] == ["members_search", "members_get"]
+    assert "Emily Chen" in result.findings[1]["data"]
     assert [s.id for s in result.sources] == ["mem_demo_008"]
+
+
+def test_a_query_agent_hands_its_reads_on_without_a_second_turn(tools: Any) -> None:
+    ask = Scripted([calls(("members_get", {"member": "Emily Chen"}))])
+    result = run_tool_loop(ask=ask, tools=tools, requires={}, messages=[HumanMessage("x")],
+                           max_rounds=2, agent="members.lookup")
+    assert len(ask.offered) == 1 and result.content == ""
+    assert result.calls[0]["ok"] and result.calls[0]["args"] == {"member": "Emily Chen"}
+    assert [s.id for s in result.sources] == ["mem_demo_008"]
+
+
+def test_a_call_written_as_text_is_run_as_the_call(tools: Any) -> None:
+    ask = Scripted([AIMessage(content='<tool_call>\n{"name": "members_search", '
+                                      '"arguments": {"query": "Emily Chen"}}\n</tool_call>')])
+    result = run_tool_loop(ask=ask, tools=tools, requires={},
+                           messages=[HumanMessage("find Emily")], max_rounds=2,
+                           agent="members.lookup")
+    assert result.calls[0]["tool"] == "members_search" and result.calls[0]["ok"]
+
+
+def test_a_schema_passed_as_arguments_is_refused_with_what_to_do(tools: Any) -> None:
+    schema = {"type": "object", "properties": {"query": {"type": "string"}}}
+    ask = Scripted([calls(("members_search", schema)), AIMessage(content="sorry")])
+    messages: list[BaseMessage] = [HumanMessage("find Emily")]
+    run_tool_loop(ask=ask, tools=tools, requires=REQUIRES, messages=messages, max_rounds=2,
+                  agent="members.lookup")
+    text = str(next(m for m in messages if isinstance(m, ToolMessage)).content)
+    assert "parameter definitions, not values" in text
+
+
+def test_an_action_agent_must_call_a_tool_and_is_asked_once_to_propose(tools: Any) -> None:
+    ask = Scripted([AIMessage(content="I will update the phone."),
+                    AIMessage(content="Which member do you mean?")])
+    result = run_tool_loop(ask=ask, tools=tools, requires={}, messages=[HumanMessage("x")],
+                           max_rounds=5, agent="members.update",
+                           on_proposal=lambda p: Decided(False, "no", {"outcome": "rejected"}))
+    assert ask.must_call == [True, False]  # the first turn must call; the nudge may not
+    assert result.content == "Which member do you mean?" and not result.proposed
 
 
 def test_tool_output_is_marked_as_data_and_errors_are_short(tools: Any) -> None:
@@ -94,7 +137,7 @@ def test_independent_calls_of_one_round_all_run(tools: Any) -> None:
 
 
 def test_round_cap_stops_a_runaway(tools: Any) -> None:
-    ask = Scripted([calls(("members_search", {"query": "x"}))] * 4)
+    ask = Scripted([calls(("members_get", {"member": "Nobody Atall"}))] * 4)  # always fails
     with pytest.raises(CapReached) as err:
         run_tool_loop(ask=ask, tools=tools, requires=REQUIRES,
                       messages=[HumanMessage("loop")], max_rounds=2, agent="members.lookup")
@@ -105,18 +148,18 @@ def test_round_cap_stops_a_runaway(tools: Any) -> None:
 def test_write_tool_only_previews_and_never_applies(tools: Any, demo_db: Any) -> None:
     proposals: list[Any] = []
 
-    def on_proposal(proposal: Any) -> tuple[bool, str]:
+    def on_proposal(proposal: Any) -> Decided:
         proposals.append(proposal)
-        return False, "rejected"
+        return Decided(False, "rejected", {"outcome": "rejected"})
 
     ask = Scripted([calls(("members_search", {"query": "Emily Chen"})),
                     calls(("members_get", {"member": "Emily Chen"})),
                     calls(("members_update", {"member": "Emily Chen",
-                                              "changes": {"phone": "+44 1"}})),
-                    AIMessage(content="proposed")])
+                                              "changes": {"phone": "+44 1"}}))])
     before = demo_db["members"].find_one({"_id": "mem_demo_008"})
     run_tool_loop(ask=ask, tools=tools, requires=REQUIRES, messages=[HumanMessage("x")],
                   max_rounds=5, agent="members.update", on_proposal=on_proposal)
+    assert len(ask.offered) == 3  # a decided proposal ends the agent's work
     assert proposals[0].operation == "members.update"
     assert proposals[0].args["member"] == "mem_demo_008"  # the name was resolved to the id
     assert demo_db["members"].find_one({"_id": "mem_demo_008"}) == before

@@ -145,7 +145,9 @@ def test_a_hostile_email_cannot_refund_anything(script: Any, demo_db: Any) -> No
     assert {d["gate"] for d in denied.values()} == {"visitor"}
     assert snapshot(demo_db, "invoices") == invoices and snapshot(demo_db, "outbox") == outbox
     assert demo_db["pending_changes"].count_documents({}) == 0
-    assert out["draft"]["body"].startswith("Thank you for your email.")
+    # the draft says what was refused (written by code), never that a refund was made
+    body = out["draft"]["body"]
+    assert "Not allowed" in body and "refunded" not in body.lower()
     inbox = demo_db["inbox"].find_one({"_id": out["inbox_id"]})
     assert inbox["member_id"] is None
 

@@ -11,18 +11,25 @@ from langgraph.types import interrupt
 
 from opsgraph.engine import model_calls
 from opsgraph.engine.context import RunContext
-from opsgraph.engine.tool_loop import AskModel, LoopResult, OnProposal, run_tool_loop
+from opsgraph.engine.tool_loop import AskModel, Decided, LoopResult, OnProposal, run_tool_loop
 from opsgraph.operations.base import Context
 from opsgraph.tools.binding import bind_agent_tools
 from opsgraph.tools.contract import DATA_NOTICE, Proposal
 
 
-def task_brief(task: dict[str, Any], dep_results: dict[str, dict[str, Any]]) -> str:
-    """The human turn of an agent: its instruction and what earlier tasks found (as data)."""
-    lines = [task["instruction"]]
+def task_brief(ctx: RunContext, task: dict[str, Any],
+               dep_results: dict[str, dict[str, Any]]) -> str:
+    """The human turn of an agent: today's date, who asks, their words, its own task and
+    what earlier tasks found (as data) — and nothing else."""
+    roles = ", ".join(sorted(r.value for r in ctx.principal.roles))
+    lines = [f"Today: {ctx.today_line()}.",
+             f"Asked by: {ctx.principal.user_id} ({roles}).",
+             f"Their message: {json.dumps(ctx.request, ensure_ascii=False)}",
+             f"Your task: {task['instruction']}"]
     if dep_results:
         found = {tid: {"agent": r.get("agent"), "status": r.get("status"),
-                       "result": r.get("content")} for tid, r in dep_results.items()}
+                       "result": r.get("content") or r.get("findings")}
+                 for tid, r in dep_results.items()}
         lines += ["", "Results of the tasks this one depends on. " + DATA_NOTICE,
                   json.dumps(found, default=str, ensure_ascii=False)]
     return "\n".join(lines)
@@ -57,7 +64,7 @@ def proposal_handler(ctx: RunContext, agent: str, task_id: str) -> OnProposal:
     """
     attempts = itertools.count()  # replays in the same order, so the same attempt numbers
 
-    def on_proposal(proposal: Proposal) -> tuple[bool, str]:
+    def on_proposal(proposal: Proposal) -> Decided:
         from opsgraph.approvals.pending import record_pending
 
         change = record_pending(
@@ -66,16 +73,25 @@ def proposal_handler(ctx: RunContext, agent: str, task_id: str) -> OnProposal:
             proposed_by=ctx.principal.user_id, attempt=next(attempts))
         decision = interrupt({"change_id": change.change_id, "task_id": task_id,
                               "card": change.card()})
-        return decision_message(decision)
+        applied, message = decision_message(decision)
+        told = decision if isinstance(decision, dict) else {}
+        outcome = {"change_id": change.change_id, "operation": change.operation,
+                   "summary": change.summary, "outcome": told.get("outcome", "unknown"),
+                   "decided_by": told.get("decided_by"), "feedback": told.get("feedback"),
+                   "error": told.get("error")}
+        return Decided(applied, message, {k: v for k, v in outcome.items() if v is not None})
 
     return on_proposal
 
 
 def _asker(ctx: RunContext, spec: str, task_id: str, checkpointed: bool) -> AskModel:
-    def ask(messages: list[BaseMessage], tools: list[dict[str, Any]]) -> AIMessage:
+    def ask(messages: list[BaseMessage], tools: list[dict[str, Any]],
+            must_call: bool) -> AIMessage:
         if checkpointed:
-            return model_calls.model_turn(spec, list(messages), tools, "task", task_id).result()
-        return model_calls.invoke(ctx, spec, messages, tools, stage="task", task_id=task_id)
+            return model_calls.model_turn(spec, list(messages), tools, "task", task_id,
+                                          must_call).result()
+        return model_calls.invoke(ctx, spec, messages, tools, stage="task", task_id=task_id,
+                                  must_call=must_call)
 
     return ask
 
@@ -95,7 +111,7 @@ def run_agent(ctx: RunContext, agent: Any, task: dict[str, Any],
                               overrides=ctx.model_overrides)
     acts = agent.kind == "action"
     system = cached_system_message(get_chat_model(spec), system_prompt(agent))
-    messages: list[BaseMessage] = [system, HumanMessage(task_brief(task, dep_results))]
+    messages: list[BaseMessage] = [system, HumanMessage(task_brief(ctx, task, dep_results))]
     return run_tool_loop(
         ask=_asker(ctx, spec, task["id"], checkpointed=acts), tools=tools, requires=requires,
         messages=messages, max_rounds=agent.round_limit, agent=agent.name,

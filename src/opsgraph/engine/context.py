@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from opsgraph.errors import RunAborted
 from opsgraph.principal import Plan, Principal
@@ -68,3 +70,21 @@ class RunContext:
     usage: Usage = field(default_factory=Usage)
     model_overrides: dict[str, str] = field(default_factory=dict)
     """The tenant's per-agent models, read once per run."""
+    request: str = ""
+    """The person's message, as every agent sees it next to its own instruction."""
+    timezone: str = "UTC"
+    """The venue's time zone (the tenant's `timezone`)."""
+    started_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+
+    def local_now(self) -> datetime:
+        """When the run started, in the venue's time zone (UTC when the zone is unknown)."""
+        try:
+            return self.started_at.astimezone(ZoneInfo(self.timezone))
+        except (ZoneInfoNotFoundError, ValueError):
+            return self.started_at.astimezone(UTC)
+
+    def today_line(self) -> str:
+        """`Monday 30 November 2026 (2026-11-30), 18:05 Europe/London` — what models are told."""
+        now = self.local_now()
+        return (f"{now:%A} {now.day} {now:%B %Y} ({now:%Y-%m-%d}), {now:%H:%M} "
+                f"{self.timezone}")

@@ -1,7 +1,16 @@
-"""The decompose node: who is asking → rank agents → model → a validated, routed TaskPlan."""
+"""The decompose node: who is asking → rank agents → model → a reviewed, routed TaskPlan.
+
+The planner is shown only the capabilities the ranker finds for the request (ranked as a
+whole and clause by clause, so each ask of a several-ask message has its candidates), and
+its structured output holds `capability` to that list: prompt size is latency on a small
+model, and a closed list is what a grammar-constrained server enforces. Code numbers the
+tasks, drops impossible dependencies, reviews the plan (`plan_review`) and routes each task
+through the capability matrix.
+"""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
@@ -11,12 +20,16 @@ from langgraph.runtime import Runtime
 from opsgraph.engine import model_calls
 from opsgraph.engine.context import RunContext
 from opsgraph.engine.memory import render_history
-from opsgraph.engine.plan import MAX_TASKS, TaskPlan, plan_problems
+from opsgraph.engine.plan import MAX_TASKS, PlanDraft, TaskPlan, number_tasks, plan_problems
+from opsgraph.engine.plan_review import review_plan
 from opsgraph.errors import RunAborted
-from opsgraph.principal import DOMAINS, VERBS
 
 if TYPE_CHECKING:
     from opsgraph.registry.registry import Registry
+
+CANDIDATE_AGENTS = 6
+"""Agents the ranker proposes for the whole request; each clause adds its best three."""
+MAX_CAPABILITIES = 14
 
 
 class PlanRejected(RunAborted):
@@ -25,88 +38,148 @@ class PlanRejected(RunAborted):
     code = "invalid_plan"
 
 
-PLANNER_RULES = f"""You are the planner of an operations assistant for a club or venue.
-Split the request into at most {MAX_TASKS} sub-tasks. Each task names one domain and one verb
-from the capability table, an instruction an agent can act on, and depends_on listing the
-ids of tasks whose results it needs. Tasks without dependencies run in parallel; only add a
-dependency when a task truly needs another's result. Never invent domains or verbs."""
+PLANNER_RULES = f"""You plan the work of the assistant of a club or venue.
+List the tasks needed to do what the person asks, at most {MAX_TASKS}.
+- One task per distinct thing asked. A single question or a single change is ONE task.
+- capability: pick it from the list given with the request.
+- Read verbs (get, list, search, check, report) look things up. Write verbs (create,
+  update, cancel, assign, send, issue, refund, register) propose a change for a manager to
+  approve: use one only when the person asks for that change. A question is never a write.
+- instruction: one sentence an agent can act on alone; repeat every name, date, time and
+  amount from the request.
+- depends_on: numbers of the earlier tasks whose results this task needs; usually [].
+
+Example. Request: "whats jane smith's phone no, and book her court 2 tmrw 7pm"
+{{"tasks": [
+ {{"instruction": "Find Jane Smith's phone number.", "capability": "members.get",
+  "depends_on": []}},
+ {{"instruction": "Book Court 2 for Jane Smith tomorrow at 19:00.",
+  "capability": "bookings.create", "depends_on": []}}]}}"""
+
+_CLAUSES = re.compile(r"\s*(?:[,;.?!]+|\band then\b|\bthen\b|\band\b|\balso\b|\bplus\b)\s*",
+                      re.IGNORECASE)
 
 
-_systems: dict[str, str] = {}
+def _first_sentence(text: str) -> str:
+    text = re.sub(r'"[^"]*"', "", text).strip()
+    return re.split(r"(?<=[.:])\s", text, maxsplit=1)[0].rstrip(":").strip()
 
 
-def planner_system(registry: Registry) -> str:
-    """The planner's stable system prompt, built once per registry version."""
-    from opsgraph.registry.prompt import capability_summary
+def candidate_capabilities(request: str, registry: Registry) -> dict[str, str]:
+    """`domain.verb` → what it does, for the agents the ranker finds for `request`."""
+    from opsgraph.registry.matrix import route
+    from opsgraph.registry.ranker import rank_agents
 
-    if registry.version not in _systems:
-        _systems[registry.version] = "\n\n".join(
-            [PLANNER_RULES, "Capabilities:\n" + capability_summary(registry)])
-    return _systems[registry.version]
+    clauses = [c for c in _CLAUSES.split(request) if len(c.split()) >= 2]
+    ranked = list(rank_agents(request, top_k=CANDIDATE_AGENTS))
+    if len(clauses) > 1:
+        for clause in clauses:
+            ranked.extend(rank_agents(clause, top_k=3))
+    found: dict[str, str] = {}
+    for candidate in sorted(ranked, key=lambda r: -r.score):
+        spec = registry.get(candidate.agent)
+        for verb in spec.operations:
+            agent = route(spec.domain, verb)
+            key = f"{spec.domain}.{verb}"
+            if agent is not None and key not in found and len(found) < MAX_CAPABILITIES:
+                found[key] = _first_sentence(agent.description)
+    return found
 
 
-def _planner_messages(ctx: RunContext, spec: str, request: str,
-                      history: list[dict[str, Any]]) -> list[BaseMessage]:
-    """A stable system prompt (rules and capabilities: cacheable), then this request."""
+def plan_schema(capabilities: list[str]) -> dict[str, Any]:
+    """The JSON schema of the planner's answer, `capability` held to the candidates."""
+    return {
+        "title": "TaskPlan",
+        "description": "The request split into tasks",
+        "type": "object",
+        "properties": {"tasks": {"type": "array", "minItems": 1, "maxItems": MAX_TASKS,
+                                 "items": {
+            "type": "object",
+            "properties": {
+                "instruction": {"type": "string"},
+                "capability": {"type": "string", "enum": capabilities},
+                "depends_on": {"type": "array", "maxItems": MAX_TASKS - 1,
+                               "items": {"type": "integer", "minimum": 1,
+                                         "maximum": MAX_TASKS}}},
+            "required": ["instruction", "capability", "depends_on"],
+            "additionalProperties": False}}},
+        "required": ["tasks"],
+        "additionalProperties": False,
+    }
+
+
+def _planner_messages(ctx: RunContext, spec: str, request: str, history: list[dict[str, Any]],
+                      capabilities: dict[str, str]) -> list[BaseMessage]:
+    """A stable system prompt (rules and one example: cacheable), then this request."""
     from opsgraph.models.factory import get_chat_model
     from opsgraph.models.prompt_cache import cached_system_message
-    from opsgraph.registry.loader import get_registry
-    from opsgraph.registry.ranker import rank_agents
 
-    ranked = rank_agents(request, top_k=6)
-    hints = "\n".join(f"- {r.agent} ({r.domain}: {', '.join(r.operations)})" for r in ranked)
     roles = ", ".join(sorted(r.value for r in ctx.principal.roles))
-    system = planner_system(get_registry())
+    listed = "\n".join(f"- {key}: {what}" for key, what in capabilities.items())
     context = render_history(history[:-1])
-    human = (f"Caller roles: {roles}; channel: {ctx.principal.channel.value}.\n"
-             + f"Most relevant agents for this request:\n{hints}\n\n"
+    human = (f"Today: {ctx.today_line()}. Caller: {ctx.principal.user_id} ({roles}), "
+             f"channel {ctx.principal.channel.value}.\n"
+             f"Capabilities for this request:\n{listed}\n\n"
              + (f"Conversation so far:\n{context}\n\n" if context else "")
              + f"Request: {request}")
-    return [cached_system_message(get_chat_model(spec), system), HumanMessage(human)]
+    return [cached_system_message(get_chat_model(spec), PLANNER_RULES), HumanMessage(human)]
 
 
-def route(domain: str, verb: str, request: str) -> str | None:
-    """The agent for (domain, verb): a capability-matrix lookup, the ranker as fallback."""
-    from opsgraph.registry.loader import get_registry
-    from opsgraph.registry.matrix import route as matrix_route
-    from opsgraph.registry.ranker import rank_agents
+def _draft(ctx: RunContext, spec: str, messages: list[BaseMessage],
+           schema: dict[str, Any]) -> tuple[PlanDraft | None, str]:
+    """One planner call: the draft, or None and why it could not be read."""
+    from pydantic import ValidationError
 
-    agent = matrix_route(domain, verb)
-    if agent is not None:
-        return str(agent.name)
-    registry = get_registry()
-    for ranked in rank_agents(request, top_k=len(registry.agents)):
-        if ranked.domain == domain:
-            return str(ranked.agent)
-    return None
+    raw = model_calls.structured(ctx, spec, messages, schema, stage="decompose")
+    try:
+        return PlanDraft.model_validate(raw), ""
+    except ValidationError as exc:
+        return None, str(exc).replace("\n", " ")[:400]
 
 
 def make_plan(ctx: RunContext, request: str, history: list[dict[str, Any]]) -> TaskPlan:
-    """Ask for a plan; one repair attempt if it is invalid; else PlanRejected."""
+    """Ask for a plan, number and review it; one repair attempt if it is invalid."""
     from opsgraph.models.factory import tier_spec
+    from opsgraph.registry.loader import get_registry
+    from opsgraph.registry.matrix import capability_matrix
 
+    registry = get_registry()
+    served = {(domain, verb) for verb, domain in capability_matrix(registry).cells}
     spec = ctx.run_model or tier_spec("default")
-    messages = _planner_messages(ctx, spec, request, history)
-    plan: TaskPlan = model_calls.structured(ctx, spec, messages, TaskPlan, stage="decompose")
-    problems = plan_problems(plan)
-    if problems:
-        messages += [AIMessage(plan.model_dump_json()),
-                     HumanMessage("That plan is invalid:\n- " + "\n- ".join(problems)
-                                  + f"\nDomains: {', '.join(DOMAINS)}. Verbs: "
-                                  + f"{', '.join(VERBS)}.\nReturn a corrected plan.")]
-        plan = model_calls.structured(ctx, spec, messages, TaskPlan, stage="decompose")
-        problems = plan_problems(plan)
-    if problems:
-        raise PlanRejected("the plan is invalid: " + "; ".join(problems), problems=problems)
-    return plan
+    capabilities = candidate_capabilities(request, registry)
+    schema = plan_schema(list(capabilities))
+    messages = _planner_messages(ctx, spec, request, history, capabilities)
+    problems: list[str] = []
+    for attempt in range(2):
+        draft, unreadable = _draft(ctx, spec, messages, schema)
+        if draft is None:
+            problems = [f"tasks: {unreadable}"]
+        else:
+            plan = review_plan(number_tasks(draft), request,
+                               can_write=not ctx.principal.read_only)
+            problems = plan_problems(plan, served)
+            if not problems:
+                return plan
+        if attempt == 0:
+            messages += [AIMessage(draft.model_dump_json() if draft else "(unreadable)"),
+                         HumanMessage("That plan is invalid:\n- " + "\n- ".join(problems)
+                                      + "\nCapabilities: " + ", ".join(capabilities)
+                                      + ".\nReturn a corrected plan.")]
+    raise PlanRejected("the plan is invalid: " + "; ".join(problems), problems=problems)
 
 
 def decompose(state: dict[str, Any], runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Plan the request and route every task to an agent."""
+    from opsgraph.registry.matrix import route
+
     ctx = runtime.context
-    request = state["request"]
-    plan = make_plan(ctx, request, state.get("history") or [])
-    tasks = [{**t.model_dump(), "agent": route(t.domain, t.operation, t.instruction)}
-             for t in plan.tasks]
-    get_stream_writer()({"event": "plan", "data": {"tasks": tasks}})
+    plan = make_plan(ctx, state["request"], state.get("history") or [])
+    tasks = []
+    for task in plan.tasks:
+        agent = route(task.domain, task.operation)
+        tasks.append({**task.model_dump(), "agent": agent.name if agent else None})
+    data: dict[str, Any] = {"tasks": tasks}
+    if plan.notes:
+        data["notes"] = plan.notes
+    get_stream_writer()({"event": "plan", "data": data})
     return {"plan": tasks, "results": {}}

@@ -23,12 +23,15 @@ from opsgraph.engine.context import CapReached, RunContext
 from opsgraph.engine.plan import PlannedTask, TaskPlan, topological
 from opsgraph.errors import RunAborted
 from opsgraph.gates import decide
+from opsgraph.principal import WRITE_VERBS
 
 log = logging.getLogger(__name__)
 
 
 def _result(task: dict[str, Any], status: str, **fields: Any) -> dict[str, Any]:
     return {"task_id": task["id"], "agent": task.get("agent"), "status": status,
+            "instruction": task.get("instruction", ""),
+            "writes": task.get("operation") in WRITE_VERBS,
             "content": fields.pop("content", ""), "sources": fields.pop("sources", []),
             **fields}
 
@@ -84,9 +87,11 @@ def _run(ctx: RunContext, task: dict[str, Any],
         emit({"event": "error", "data": {"code": "task_failed", "message": message,
                                          "task_id": task["id"]}})
         return _result(task, "failed", error=message)
-    return _result(task, "completed", content=loop.content,
+    # an action task that proposed nothing did not do its job, whatever its text says
+    status = "no_proposal" if agent.kind == "action" and not loop.proposed else "completed"
+    return _result(task, status, content=loop.content,
                    sources=[s.to_json() for s in loop.sources], tool_calls=loop.tool_calls,
-                   calls=loop.calls)
+                   calls=loop.calls, findings=loop.findings)
 
 
 @task
@@ -105,8 +110,7 @@ def run_subtask(task: dict[str, Any], deps: dict[str, Future[dict[str, Any]]],
 def execute(state: dict[str, Any], runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Start every sub-task as a future; gather all; raise every interrupt together."""
     tasks = {t["id"]: t for t in state.get("plan") or []}
-    plan = TaskPlan(tasks=[PlannedTask.model_validate({k: v for k, v in t.items() if k != "agent"})
-                           for t in tasks.values()])
+    plan = TaskPlan(tasks=[PlannedTask.model_validate(t) for t in tasks.values()])
     futures: dict[str, Future[dict[str, Any]]] = {}
     last_writer: Future[dict[str, Any]] | None = None
     for planned in topological(plan):

@@ -23,22 +23,25 @@ def _metadata(stage: str, task_id: str | None) -> dict[str, Any]:
     return {"opsgraph_stage": stage, "task_id": task_id}
 
 
-def _bound(spec: str, tools: list[dict[str, Any]]) -> Any:
+def _bound(spec: str, tools: list[dict[str, Any]], must_call: bool) -> Any:
     from opsgraph.models.factory import get_chat_model
     from opsgraph.models.prompt_cache import bind_tools_cached
 
     model = get_chat_model(spec)
-    return bind_tools_cached(model, tools) if tools else model
+    if not tools:
+        return model
+    return bind_tools_cached(model, tools, tool_choice="any" if must_call else None)
 
 
 def invoke(ctx: RunContext, spec: str, messages: list[BaseMessage], tools: list[dict[str, Any]],
-           *, stage: str, task_id: str | None = None) -> AIMessage:
-    """One model call with tools offered; counted, limited and tagged."""
+           *, stage: str, task_id: str | None = None, must_call: bool = False) -> AIMessage:
+    """One model call with tools offered (`must_call`: the reply must call one); counted,
+    limited and tagged."""
     from opsgraph.models.limits import model_call_slot
     from opsgraph.models.usage import usage_of
 
     ctx.usage.spend_call(ctx.call_budget, f"{stage} {task_id or ''}".strip())
-    model = _bound(spec, tools)
+    model = _bound(spec, tools, must_call)
     with model_call_slot():
         reply = model.invoke(messages, config={"metadata": _metadata(stage, task_id)})
     if not isinstance(reply, AIMessage):
@@ -47,9 +50,10 @@ def invoke(ctx: RunContext, spec: str, messages: list[BaseMessage], tools: list[
     return reply
 
 
-def structured(ctx: RunContext, spec: str, messages: list[BaseMessage], schema: type[Any],
-               *, stage: str) -> Any:
-    """A typed answer (e.g. a TaskPlan) via the model's structured output."""
+def structured(ctx: RunContext, spec: str, messages: list[BaseMessage],
+               schema: type[Any] | dict[str, Any], *, stage: str) -> Any:
+    """A typed answer (e.g. a plan) via the model's structured output; a dict schema
+    answers a dict."""
     from opsgraph.models.factory import get_chat_model
     from opsgraph.models.limits import model_call_slot
     from opsgraph.models.usage import usage_of
@@ -87,27 +91,28 @@ def stream_text(ctx: RunContext, spec: str, messages: list[BaseMessage], *,
 
 @task
 def tool_round(calls: list[dict[str, Any]], tools: Mapping[str, BoundTool],
-               offered: list[str], requires: Mapping[str, Sequence[str]],
+               requires: Mapping[str, Sequence[str]],
                succeeded: set[str]) -> list[dict[str, Any]]:
     """A checkpointed round of tool calls (writer tasks): on resume its results come back
     from the checkpoint — a preview is not computed again against the state its own
     approval already changed."""
-    return [o.to_record() for o in dispatch(calls, tools, offered, requires, succeeded)]
+    return [o.to_record() for o in dispatch(calls, tools, requires, succeeded)]
 
 
 def replayable_round(calls: Sequence[dict[str, Any]], tools: Mapping[str, BoundTool],
-                     offered: Sequence[str], requires: Mapping[str, Sequence[str]],
+                     requires: Mapping[str, Sequence[str]],
                      succeeded: set[str]) -> list[ToolOutcome]:
     """`tool_round` as the tool loop calls it."""
-    records = tool_round(list(calls), tools, list(offered), requires, set(succeeded)).result()
+    records = tool_round(list(calls), tools, requires, set(succeeded)).result()
     return [ToolOutcome.from_record(r) for r in records]
 
 
 @task
 def model_turn(spec: str, messages: list[BaseMessage], tools: list[dict[str, Any]],
-               stage: str, task_id: str) -> AIMessage:
+               stage: str, task_id: str, must_call: bool = False) -> AIMessage:
     """A checkpointed model turn (writer tasks): replayed, not re-asked, on resume."""
     from langgraph.runtime import get_runtime
 
     ctx = get_runtime(RunContext).context
-    return invoke(ctx, spec, messages, tools, stage=stage, task_id=task_id)
+    return invoke(ctx, spec, messages, tools, stage=stage, task_id=task_id,
+                  must_call=must_call)

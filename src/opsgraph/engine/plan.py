@@ -1,32 +1,83 @@
-"""The typed plan the decompose step asks the model for, and its validation."""
+"""The typed plan: what the planner model writes (`PlanDraft`) and what the graph runs
+(`TaskPlan`).
+
+The model never writes task ids: code numbers the tasks `t1..tn`, and a task names the
+tasks it needs by their number in the list. An unknown or self reference, or the edge that
+closes a cycle, is dropped with a note instead of rejecting the plan: no plan fails for
+its dependencies.
+"""
 
 from __future__ import annotations
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from opsgraph.principal import DOMAINS, VERBS, WRITE_VERBS
 
 MAX_TASKS = 8
 
 
+class DraftTask(BaseModel):
+    """One task as the planner writes it: an instruction, a capability, its inputs."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str | None = Field(default=None, exclude=True,
+                           description="Kept when a scripted plan names its tasks; a model "
+                                       "is never asked for one")
+    instruction: str = Field(description="What the agent must do, with every name, date, "
+                                         "time and amount from the request")
+    capability: str = Field(description="domain.verb from the capability list")
+    depends_on: list[int | str] = Field(
+        default_factory=list,
+        description="Numbers (1-based) of earlier tasks whose results this task needs")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_parts(cls, data: Any) -> Any:
+        """Accept `domain` + `operation` (or `verb`) for `capability` (scripted plans)."""
+        if isinstance(data, dict) and "capability" not in data and "domain" in data:
+            data = dict(data)
+            verb = data.pop("operation", None) or data.pop("verb", "")
+            data["capability"] = f"{data.pop('domain')}.{verb}"
+        return data
+
+
+class PlanDraft(BaseModel):
+    """The planner's answer: the request split into at most eight tasks."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tasks: list[DraftTask] = Field(description="The tasks, at most 8, in order")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _number_ids(cls, data: Any) -> Any:
+        """Plans that name their own ids (`id: t1`, scripted files): ids become numbers."""
+        if not isinstance(data, dict) or not isinstance(data.get("tasks"), list):
+            return data
+        tasks = [dict(t) if isinstance(t, dict) else t for t in data["tasks"]]
+        numbers = {str(t["id"]): n for n, t in enumerate(tasks, start=1)
+                   if isinstance(t, dict) and "id" in t}
+        for task in tasks:
+            if isinstance(task, dict) and "id" in task:
+                task["depends_on"] = [numbers.get(str(d), d)
+                                      for d in task.get("depends_on") or []]
+        return {**data, "tasks": tasks}
+
+
 class PlannedTask(BaseModel):
-    """One sub-task: what to do, in which domain, after which other tasks."""
+    """One sub-task the graph runs: id assigned by code, the agent routed by code."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid")
 
-    id: str = Field(description="Short unique id, e.g. t1")
-    # The enums are in the schema the model sees (a grammar-constrained server holds it to
-    # them); validation stays in `plan_problems`, so a wrong word gets one repair attempt.
-    domain: str = Field(description="One of: " + ", ".join(DOMAINS),
-                        json_schema_extra={"enum": list(DOMAINS)})
-    operation: str = Field(
-        description="The verb, one of: " + ", ".join(VERBS),
-        validation_alias=AliasChoices("operation", "verb"),
-        json_schema_extra={"enum": list(VERBS)},
-    )
-    instruction: str = Field(description="What the agent must do, in one or two sentences")
-    depends_on: list[str] = Field(default_factory=list,
-                                  description="Ids of tasks whose results this task needs")
+    id: str
+    domain: str
+    operation: str
+    instruction: str
+    depends_on: list[str] = Field(default_factory=list)
+    agent: str | None = None
 
     @property
     def writes(self) -> bool:
@@ -34,45 +85,55 @@ class PlannedTask(BaseModel):
 
 
 class TaskPlan(BaseModel):
-    """The decomposition of one request into at most eight sub-tasks."""
+    """The plan the graph runs, plus the notes of what code corrected in the draft."""
 
     model_config = ConfigDict(extra="forbid")
 
-    tasks: list[PlannedTask] = Field(description="The sub-tasks, at most 8")
+    tasks: list[PlannedTask]
+    notes: list[str] = Field(default_factory=list)
 
 
-def plan_problems(plan: TaskPlan) -> list[str]:
-    """Every reason the plan cannot run, as `tasks[i].field: message` lines (empty = valid)."""
-    problems: list[str] = []
-    if not plan.tasks:
-        problems.append("tasks: the plan has no tasks")
-    if len(plan.tasks) > MAX_TASKS:
-        problems.append(f"tasks: {len(plan.tasks)} tasks, at most {MAX_TASKS} allowed")
-    ids = [t.id for t in plan.tasks]
-    seen: set[str] = set()
-    for i, task in enumerate(plan.tasks):
-        where = f"tasks[{i}]"
-        if task.id in seen:
-            problems.append(f"{where}.id: duplicate id {task.id!r}")
-        seen.add(task.id)
-        if task.domain not in DOMAINS:
-            problems.append(f"{where}.domain: unknown domain {task.domain!r}")
-        if task.operation not in VERBS:
-            problems.append(f"{where}.operation: unknown verb {task.operation!r}")
-        for dep in task.depends_on:
-            if dep not in ids:
-                problems.append(f"{where}.depends_on: unknown task {dep!r}")
-            elif dep == task.id:
-                problems.append(f"{where}.depends_on: a task cannot depend on itself")
-    cycle = find_cycle(plan)
-    if cycle:
-        problems.append("tasks: dependency cycle " + " -> ".join(cycle))
-    return problems
+def _reference(dep: int | str, position: int, count: int) -> int | None:
+    """The 1-based number a dependency names, or None when it names no other task."""
+    text = str(dep).strip().lower().removeprefix("task").removeprefix("t").strip()
+    if not text.isdigit():
+        return None
+    number = int(text)
+    return number if 1 <= number <= count and number != position else None
 
 
-def find_cycle(plan: TaskPlan) -> list[str]:
+def number_tasks(draft: PlanDraft) -> TaskPlan:
+    """Ids `t1..tn` (a scripted plan keeps its own); unknown, self and cycle-closing
+    dependencies dropped with a note."""
+    tasks: list[PlannedTask] = []
+    notes: list[str] = []
+    given = [t.id for t in draft.tasks]
+    keep = all(given) and len(set(given)) == len(given)
+    ids = [str(t) if keep else f"t{n}" for n, t in enumerate(given, start=1)]
+    for position, item in enumerate(draft.tasks, start=1):
+        domain, _, verb = item.capability.strip().lower().partition(".")
+        deps: list[str] = []
+        for dep in item.depends_on:
+            number = _reference(dep, position, len(draft.tasks))
+            if number is None:
+                notes.append(f"{ids[position - 1]}: dropped dependency {dep!r} (it names no "
+                             "other task)")
+            elif ids[number - 1] not in deps:
+                deps.append(ids[number - 1])
+        tasks.append(PlannedTask(id=ids[position - 1], domain=domain, operation=verb,
+                                 instruction=item.instruction.strip(), depends_on=deps))
+    while cycle := find_cycle(tasks):
+        later, earlier = cycle[-2], cycle[-1]
+        task = next(t for t in tasks if t.id == later)
+        task.depends_on.remove(earlier)
+        notes.append(f"{later}: dropped dependency {earlier!r} (it closed a cycle "
+                     + " -> ".join(cycle) + ")")
+    return TaskPlan(tasks=tasks, notes=notes)
+
+
+def find_cycle(tasks: list[PlannedTask]) -> list[str]:
     """A dependency cycle as a list of ids (first id repeated at the end), or []."""
-    deps = {t.id: [d for d in t.depends_on if d != t.id] for t in plan.tasks}
+    deps = {t.id: t.depends_on for t in tasks}
     state: dict[str, int] = {}  # 1 = on stack, 2 = done
     stack: list[str] = []
 
@@ -82,7 +143,7 @@ def find_cycle(plan: TaskPlan) -> list[str]:
         for nxt in deps.get(node, []):
             if state.get(nxt) == 1:
                 return [*stack[stack.index(nxt):], nxt]
-            if nxt in deps and state.get(nxt) is None:
+            if state.get(nxt) is None:
                 found = visit(nxt)
                 if found:
                     return found
@@ -98,6 +159,31 @@ def find_cycle(plan: TaskPlan) -> list[str]:
     return []
 
 
+def plan_problems(plan: TaskPlan, served: set[tuple[str, str]] | None = None) -> list[str]:
+    """Every reason the plan cannot run, as `tasks[i].field: message` lines (empty = valid).
+
+    `served` is the set of (domain, verb) some agent serves; without it only the words are
+    checked.
+    """
+    problems: list[str] = []
+    if not plan.tasks:
+        problems.append("tasks: the plan has no tasks")
+    if len(plan.tasks) > MAX_TASKS:
+        problems.append(f"tasks: {len(plan.tasks)} tasks, at most {MAX_TASKS} allowed")
+    for i, task in enumerate(plan.tasks):
+        where = f"tasks[{i}]"
+        if task.domain not in DOMAINS:
+            problems.append(f"{where}.capability: unknown domain {task.domain!r}")
+        elif task.operation not in VERBS:
+            problems.append(f"{where}.capability: unknown verb {task.operation!r}")
+        elif served is not None and (task.domain, task.operation) not in served:
+            problems.append(f"{where}.capability: no agent serves "
+                            f"{task.domain}.{task.operation}")
+        if not task.instruction:
+            problems.append(f"{where}.instruction: empty")
+    return problems
+
+
 def topological(plan: TaskPlan) -> list[PlannedTask]:
     """Tasks ordered so that every dependency comes first (stable on plan order)."""
     done: set[str] = set()
@@ -108,6 +194,6 @@ def topological(plan: TaskPlan) -> list[PlannedTask]:
                 order.append(task)
                 done.add(task.id)
                 break
-        else:  # unreachable for a validated plan
+        else:  # unreachable for a numbered plan: its cycles were broken
             raise ValueError("plan has a cycle")
     return order

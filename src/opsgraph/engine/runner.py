@@ -36,7 +36,8 @@ def graph_thread_id(principal: Principal, thread_id: str) -> str:
     return f"{principal.tenant_id}:{thread_id}"
 
 
-def make_context(principal: Principal, thread_id: str, run_model: str | None) -> RunContext:
+def make_context(principal: Principal, thread_id: str, run_model: str | None,
+                 request: str = "") -> RunContext:
     """Who, which tenant settings, which models: read once per run."""
     from opsgraph.models.overrides import get_overrides
 
@@ -46,7 +47,8 @@ def make_context(principal: Principal, thread_id: str, run_model: str | None) ->
                       plan=parse_plan(str(tenant.get("plan", "basic"))),
                       capability_mode=str(tenant.get("capability_mode", "observe")),
                       thread_id=thread_id, run_model=run_model,
-                      model_overrides=get_overrides(scope))
+                      model_overrides=get_overrides(scope), request=request,
+                      timezone=str(tenant.get("timezone") or "UTC"))
 
 
 def _config(principal: Principal, thread_id: str) -> RunnableConfig:
@@ -149,7 +151,7 @@ def stream_run(principal: Principal, message: str, *, thread_id: str | None = No
         parse_model_spec(model)
     new_thread = thread_id is None
     thread_id = thread_id or "th_" + uuid.uuid4().hex[:16]
-    ctx = make_context(principal, thread_id, model)
+    ctx = make_context(principal, thread_id, model, message.strip())
     ids = EventIds()
     with thread_lease(ctx.scope, thread_id):
         if not new_thread:
@@ -177,7 +179,7 @@ def stream_resume(principal: Principal, thread_id: str, decisions: dict[str, Any
         interrupts, values = thread_state(principal, thread_id)
         # a resumed run keeps its requester and the model it started with
         ctx = make_context(requester_of(values, principal), thread_id,
-                           model or values.get("run_model"))
+                           model or values.get("run_model"), str(values.get("request", "")))
         by_change = {i.value.get("change_id"): i.id for i in interrupts
                      if isinstance(i.value, dict)}
         resume = {by_change[cid]: value for cid, value in decisions.items() if cid in by_change}

@@ -1,8 +1,19 @@
-"""The synthesise node: one answer from the task results; sources assembled by code."""
+"""The synthesise node: one answer — the model writes what was read, code writes what was
+done.
+
+The status lines (a change applied, rejected or expired; a task refused, failed or that
+proposed nothing) are written by code from each task's actual calls, so the answer cannot
+claim an action nobody took. The model is asked only about what the query tasks read, and
+only when they read something; a sentence of its text that claims an action with no applied
+change behind it is dropped before it is streamed. Sources are assembled by code from what
+the agents read.
+"""
 
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from langchain_core.messages import HumanMessage, SystemMessage
@@ -13,11 +24,24 @@ from opsgraph.engine import model_calls
 from opsgraph.engine.context import RunContext
 from opsgraph.tools.contract import DATA_NOTICE
 
-SYNTHESIS_RULES = """You write the single reply to a member of staff of a club or venue.
-Use only the task results below. Say plainly what was done, what is waiting for a manager's
-approval, and what was refused or failed and why. A change was made or proposed only if a
-task's `calls` show that tool succeeding; never claim more than they show. Be brief; no
-preamble."""
+SYNTHESIS_RULES = """You answer a member of staff of a club or venue.
+Use only the findings below: answer the request in one to four short sentences, and copy
+names, dates, times and amounts exactly as the findings give them. When the findings do not
+answer it, say what is missing. Never say that anything was changed, booked, sent or is
+waiting for approval: other lines of the reply report that. No preamble."""
+
+_ACTION = (r"updated|changed|sent|e-?mailed|texted|booked|cancell?ed|refunded|issued|"
+           r"registered|assigned|created|applied|scheduled|added|removed|processed|"
+           r"approved|rescheduled|moved|frozen|paused|enrolled|signed up|notified|reported")
+CLAIM = re.compile(
+    rf"\b(?:has|have|had|was|were)\s+(?:now\s+|just\s+|already\s+|successfully\s+)*"
+    rf"(?:been\s+)?(?:{_ACTION})\b"
+    rf"|\b(?:I|we)(?:'ve| have| just| already)?\s+(?:{_ACTION})\b"
+    rf"|\b(?:awaiting|waiting for|pending|sent for|submitted for)\s+(?:\w+\s+){{0,2}}approval\b"
+    rf"|\b(?:done|all set)\b[.!]",
+    re.IGNORECASE)
+NOTHING_FOUND = "I found nothing that answers this request."
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
 def collect_sources(results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
@@ -33,28 +57,117 @@ def collect_sources(results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     return sources
 
 
-def _brief(results: dict[str, dict[str, Any]]) -> str:
-    rows = [{"task": tid, "agent": r.get("agent"), "status": r.get("status"),
-             "result": r.get("content"), "calls": r.get("calls", []), "error": r.get("error")}
-            for tid, r in results.items()]
-    return json.dumps(rows, default=str, ensure_ascii=False)
+def _quoted(text: str, limit: int = 90) -> str:
+    text = " ".join(text.split())
+    return "“" + (text if len(text) <= limit else text[: limit - 1] + "…") + "”"
+
+
+def _change_line(change: dict[str, Any]) -> str | None:
+    summary = change.get("summary") or change.get("operation", "the change")
+    who = change.get("decided_by") or "a manager"
+    outcome = change.get("outcome")
+    if outcome == "applied":
+        return f"Done: {summary} (approved by {who})."
+    if outcome == "rejected":
+        why = f": {change['feedback']}" if change.get("feedback") else ""
+        return f"Not done: {summary} — rejected by {who}{why}."
+    if outcome == "expired":
+        return f"Not done: {summary} — the approval request expired."
+    if outcome == "revise":
+        return None  # a revised proposal follows in a later call
+    return f"Not done: {summary} — it failed to apply ({change.get('error') or outcome})."
+
+
+def status_lines(results: dict[str, dict[str, Any]]) -> list[str]:
+    """What happened to every change and every task that did not complete, from the calls."""
+    lines: list[str] = []
+    for result in results.values():
+        status = result.get("status")
+        what = _quoted(result.get("instruction") or result.get("task_id", "the task"))
+        for call in result.get("calls") or []:
+            line = _change_line(call["change"]) if "change" in call else None
+            if line:
+                lines.append(line)
+        reason = result.get("error") or ""
+        if status == "no_proposal":
+            said = " ".join((result.get("content") or "").split())
+            tail = f" — the agent said: {said}" if said else ""
+            lines.append(f"No change was proposed for {what}{tail}"
+                         + ("" if said.endswith((".", "?", "!")) else "."))
+        elif status == "denied":
+            lines.append(f"Not allowed: {what} — {reason}.")
+        elif status == "failed":
+            lines.append(f"Could not complete {what}: {reason}.")
+        elif status == "skipped":
+            lines.append(f"Skipped {what}: {reason}.")
+    return lines
+
+
+def _applied(results: dict[str, dict[str, Any]]) -> bool:
+    return any(call.get("change", {}).get("outcome") == "applied"
+               for r in results.values() for call in r.get("calls") or [])
+
+
+def truthful(sentences: Iterable[str], applied: bool) -> Iterator[str]:
+    """The sentences, less any that claims an action when no change was applied."""
+    for sentence in sentences:
+        if applied or not CLAIM.search(sentence):
+            yield sentence
+
+
+def _findings(results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    rows = []
+    for tid, r in results.items():
+        if r.get("writes") or r.get("status") != "completed":
+            continue
+        found = r.get("findings") or []
+        if found or (r.get("content") or "").strip():
+            rows.append({"task": tid, "instruction": r.get("instruction"),
+                         "found": found or r.get("content")})
+    return rows
+
+
+def _sentences(chunks: Iterable[str]) -> Iterator[str]:
+    """Whole sentences (with their trailing space) out of a stream of text chunks."""
+    buffer = ""
+    for chunk in chunks:
+        buffer += chunk
+        parts = _SENTENCE_END.split(buffer)
+        ends = [m.group(0) for m in _SENTENCE_END.finditer(buffer)]
+        for sentence, end in zip(parts[:-1], ends, strict=True):
+            yield sentence + end
+        buffer = parts[-1]
+    if buffer:
+        yield buffer
 
 
 def synthesise(state: dict[str, Any], runtime: Runtime[RunContext]) -> dict[str, Any]:
-    """Stream the answer's tokens, then the answer with its sources."""
+    """Stream the answer: what was read (model, checked), then what was done (code)."""
     from opsgraph.models.factory import tier_spec
 
     ctx = runtime.context
     emit = get_stream_writer()
     results = state.get("results") or {}
-    messages = [SystemMessage(SYNTHESIS_RULES),
-                HumanMessage(f"Request: {state['request']}\n\nTask results. {DATA_NOTICE}\n"
-                             + _brief(results))]
-    parts = []
-    for text in model_calls.stream_text(ctx, ctx.run_model or tier_spec("default"), messages,
-                                        stage="synthesise"):
+    parts: list[str] = []
+    findings = _findings(results)
+    if findings:
+        messages = [SystemMessage(SYNTHESIS_RULES),
+                    HumanMessage(f"Today: {ctx.today_line()}.\nRequest: {state['request']}\n\n"
+                                 f"Findings. {DATA_NOTICE}\n"
+                                 + json.dumps(findings, default=str, ensure_ascii=False))]
+        stream = model_calls.stream_text(ctx, ctx.run_model or tier_spec("default"), messages,
+                                         stage="synthesise")
+        for sentence in truthful(_sentences(stream), _applied(results)):
+            parts.append(sentence)
+            emit({"event": "token", "data": {"text": sentence}})
+    lines = status_lines(results)
+    if lines:
+        text = ("\n\n" if "".join(parts).strip() else "") + "\n".join(lines)
         parts.append(text)
         emit({"event": "token", "data": {"text": text}})
-    answer = {"text": "".join(parts), "sources": collect_sources(results)}
+    if not "".join(parts).strip():
+        parts.append(NOTHING_FOUND)
+        emit({"event": "token", "data": {"text": NOTHING_FOUND}})
+    answer = {"text": "".join(parts).strip(), "sources": collect_sources(results)}
     emit({"event": "answer", "data": answer})
     return {"answer": answer, "history": [{"role": "assistant", "content": answer["text"]}]}

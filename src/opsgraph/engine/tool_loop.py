@@ -1,37 +1,68 @@
 """The one tool-calling primitive every agent uses.
 
-Hand the model the tools it may call now (the prerequisite frontier), dispatch each
-requested call by name — independent calls of one round concurrently — and return each
-result to the context as data. Two things differ per agent: the tool set and the stop rule
-(`max_rounds`: query agents 2 tool rounds, action agents 5 loops). After the last allowed
-round the model is asked once more without tools; a model that still asks for tools has
-run away and the loop stops with `CapReached`.
+Hand the model the agent's tools, dispatch each requested call by name — independent calls
+of one round concurrently — and return each result to the context as data. Every tool is
+offered from the first round; a call made before its prerequisites (the tool-prerequisite
+DAG's frontier) answers a clear error ("first call bookings_availability"), which a model
+can act on, where a hidden tool only gets written out as text.
+
+Two kinds of agent, two stop rules:
+- a query agent stops as soon as one round of calls all succeeded and opened no tool that
+  waited for them (its spec's next step, e.g. a get after a search): what the tools
+  returned goes to the synthesiser as it is, with no second model turn (a failed call gets
+  another round, up to `max_rounds`);
+- an action agent must call a tool in its first turn, and one that answers without having
+  proposed anything is asked once more to propose; it stops after `max_rounds` loops.
+A call written as text instead of a tool call is read as the call it spells out. After the
+last allowed round the model is asked once more without tools; a model that still asks for
+tools has run away and the loop stops with `CapReached`.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from opsgraph.engine.context import CapReached
 from opsgraph.operations.base import Source
 from opsgraph.tools.contract import BoundTool, Proposal, ToolOutcome
 from opsgraph.tools.prerequisites import frontier
 
-AskModel = Callable[[list[BaseMessage], list[dict[str, Any]]], AIMessage]
-Dispatch = Callable[[Sequence[dict[str, Any]], Mapping[str, BoundTool], Sequence[str],
+AskModel = Callable[[list[BaseMessage], list[dict[str, Any]], bool], AIMessage]
+"""(messages, tools offered, must the reply call a tool) → the model's reply."""
+Dispatch = Callable[[Sequence[dict[str, Any]], Mapping[str, BoundTool],
                      Mapping[str, Sequence[str]], set[str]], list[ToolOutcome]]
 """Runs one round of tool calls; action agents pass a checkpointed one."""
-OnProposal = Callable[[Proposal], tuple[bool, str]]
-"""Records a proposal and waits for the decision; returns (applied, message for the model)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Decided:
+    """What became of a proposal: applied or not, what the model is told, the card."""
+
+    applied: bool
+    message: str
+    change: dict[str, Any]
+    """`{change_id, operation, summary, outcome, decided_by?, feedback?}`"""
+
+
+OnProposal = Callable[[Proposal], Decided]
+"""Records a proposal and waits for the decision."""
 
 # Tool calls are I/O (MongoDB); a small shared pool runs the calls of one round together.
 _POOL = ThreadPoolExecutor(max_workers=16, thread_name_prefix="opsgraph-tool")
+RESULT_CHARS = 600
+"""How much of a tool's output an event carries (the dashboard and the evals read it)."""
+FINDING_CHARS = 6000
+"""How much of a tool's output the synthesiser reads."""
+NUDGE = ("You have not proposed anything yet. Call the write tool now with the details from "
+         "the request; if a required detail is missing or a name matches several records, "
+         "say exactly what is missing instead.")
 
 
 @dataclass
@@ -43,7 +74,26 @@ class LoopResult:
     sources: list[Source] = field(default_factory=list)
     tool_calls: int = 0
     calls: list[dict[str, Any]] = field(default_factory=list)
-    """Each call in order: tool name and whether it succeeded (approved, for a proposal)."""
+    """Each call in order: tool, arguments, whether it succeeded, trimmed output and, for a
+    proposal, the change and what became of it."""
+    findings: list[dict[str, Any]] = field(default_factory=list)
+    """What the successful read calls returned: `{tool, args, data}` (trimmed)."""
+
+    @property
+    def proposed(self) -> bool:
+        return any("change" in call for call in self.calls)
+
+
+def _trim(value: Any, limit: int) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, default=str,
+                                                           ensure_ascii=False)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def call_record(call: Mapping[str, Any], ok: bool, result: Any) -> dict[str, Any]:
+    """One tool call as events and task results keep it: name, arguments, outcome, output."""
+    return {"tool": call.get("name", ""), "args": dict(call.get("args") or {}), "ok": ok,
+            "result": _trim(result, RESULT_CHARS)}
 
 
 def _text(message: AIMessage) -> str:
@@ -54,75 +104,156 @@ def _text(message: AIMessage) -> str:
     return "".join(parts)
 
 
-RESULT_CHARS = 600
-"""How much of a tool's output an event carries (the dashboard and the evals read it)."""
+_FENCED = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)|```(?:json)?\s*(.*?)```",
+                     re.DOTALL)
+_NAMED_CALL = re.compile(r"\b([a-z]+_[a-z_]+)\s*\(\s*(\{.*\})\s*\)", re.DOTALL)
 
 
-def call_record(call: Mapping[str, Any], ok: bool, result: Any) -> dict[str, Any]:
-    """One tool call as events and task results keep it: name, arguments, outcome, output."""
-    text = result if isinstance(result, str) else json.dumps(result, default=str,
-                                                              ensure_ascii=False)
-    if len(text) > RESULT_CHARS:
-        text = text[:RESULT_CHARS] + "…"
-    return {"tool": call.get("name", ""), "args": dict(call.get("args") or {}), "ok": ok,
-            "result": text}
+def _json_objects(text: str) -> list[Any]:
+    """The JSON values in `text`: fenced or tagged blocks, else the whole text."""
+    blocks = [a or b for a, b in _FENCED.findall(text)] or [text]
+    found = []
+    for block in blocks:
+        start = block.find("{")
+        if start < 0:
+            continue
+        try:
+            found.append(json.loads(block[start:block.rfind("}") + 1]))
+        except json.JSONDecodeError:
+            continue
+    return found
 
 
-def _closed(name: str, tools: Mapping[str, BoundTool], requires: Mapping[str, Sequence[str]],
-            succeeded: set[str]) -> ToolOutcome:
-    if name not in tools:
-        return ToolOutcome(False, f"unknown tool {name!r}; available: {', '.join(tools)}")
-    missing = [r for r in requires.get(name, ()) if r not in succeeded]
-    return ToolOutcome(False, f"{name} is not available yet: first complete "
-                              + ", ".join(missing))
+def calls_in_text(text: str, names: Sequence[str]) -> list[dict[str, Any]]:
+    """Tool calls a model wrote as text (`{"name": ..., "arguments": {...}}`, a
+    `<tool_call>` block, or `tool_name({...})`), for tools in `names` only."""
+    calls = []
+    for value in _json_objects(text):
+        for item in value if isinstance(value, list) else [value]:
+            if not isinstance(item, dict) or item.get("name") not in names:
+                continue
+            args: Any = next((item[k] for k in ("arguments", "args", "parameters")
+                         if isinstance(item.get(k), dict)), {})
+            calls.append({"name": item["name"], "args": args})
+    if not calls:
+        for name, body in _NAMED_CALL.findall(text):
+            try:
+                args = json.loads(body)
+            except json.JSONDecodeError:
+                continue
+            if name in names and isinstance(args, dict):
+                calls.append({"name": name, "args": args})
+    return [{**c, "id": f"text_call_{n}", "type": "tool_call"} for n, c in enumerate(calls)]
+
+
+def _looks_like_schema(args: Mapping[str, Any]) -> bool:
+    return "properties" in args and args.get("type") in ("object", None)
 
 
 def dispatch(calls: Sequence[dict[str, Any]], tools: Mapping[str, BoundTool],
-             offered: Sequence[str], requires: Mapping[str, Sequence[str]],
-             succeeded: set[str]) -> list[ToolOutcome]:
-    """Run one round's calls by name, concurrently; closed or unknown tools answer an error."""
+             requires: Mapping[str, Sequence[str]], succeeded: set[str]) -> list[ToolOutcome]:
+    """Run one round's calls by name, concurrently; an unknown tool, a call before its
+    prerequisites or a schema passed as arguments answers an error the model can act on."""
+    ready = frontier(list(tools), requires, succeeded)
+
     def one(call: dict[str, Any]) -> ToolOutcome:
         name = call.get("name", "")
-        if name not in offered:
-            return _closed(name, tools, requires, succeeded)
-        return tools[name].call(call.get("args") or {})
+        args = call.get("args") or {}
+        if name not in tools:
+            return ToolOutcome(False, f"unknown tool {name!r}; available: {', '.join(tools)}")
+        if name not in ready:
+            missing = [r for r in requires.get(name, ()) if r not in succeeded]
+            return ToolOutcome(False, f"{name} cannot run yet: first call "
+                                      + " and ".join(missing) + " successfully")
+        if isinstance(args, Mapping) and _looks_like_schema(args):
+            return ToolOutcome(False, f"those are {name}'s parameter definitions, not values: "
+                                      "call it again with the values themselves")
+        return tools[name].call(args)
 
     if len(calls) == 1:
         return [one(calls[0])]
     return list(_POOL.map(one, calls))
 
 
+def _read_as_calls(reply: AIMessage, names: Sequence[str]) -> AIMessage:
+    """`reply`, with a call written as text turned into a real tool call."""
+    if reply.tool_calls:
+        return reply
+    calls = calls_in_text(_text(reply), names)
+    return AIMessage(content="", tool_calls=calls) if calls else reply
+
+
 def run_tool_loop(*, ask: AskModel, tools: Mapping[str, BoundTool],
                   requires: Mapping[str, Sequence[str]], messages: list[BaseMessage],
                   max_rounds: int, agent: str, on_proposal: OnProposal | None = None,
                   run_round: Dispatch | None = None) -> LoopResult:
-    """Run the model ↔ tools loop until the model answers without tool calls."""
-    succeeded: set[str] = set()
+    """Run the model ↔ tools loop until the model answers without tool calls (or, for a
+    query agent, until a round of calls all succeeded). `on_proposal` marks an action
+    agent."""
+    acts = on_proposal is not None
     result = LoopResult(content="", rounds=0)
+    succeeded: set[str] = set()
+    nudged = False
     while True:
-        offered = frontier(list(tools), requires, succeeded) if result.rounds < max_rounds else []
-        reply = ask(messages, [tools[name].schema() for name in offered])
+        open_ = result.rounds < max_rounds
+        offered = list(tools) if open_ else []
+        must_call = acts and open_ and result.rounds == 0 and not nudged
+        reply = ask(messages, [tools[name].schema() for name in offered], must_call)
+        reply = _read_as_calls(reply, offered)
         messages.append(reply)
         if not reply.tool_calls:
+            if acts and open_ and not result.proposed and not nudged:
+                nudged = True
+                messages.append(HumanMessage(NUDGE))
+                continue
             result.content = _text(reply)
             return result
-        if result.rounds >= max_rounds:
+        if not open_:
             raise CapReached("tool_rounds",
                              f"{agent} stopped at its cap of {max_rounds} tool rounds")
         result.rounds += 1
-        calls: list[dict[str, Any]] = [dict(c) for c in reply.tool_calls]
-        outcomes = (run_round or dispatch)(calls, tools, offered, requires, succeeded)
-        for call, outcome in zip(calls, outcomes, strict=True):
-            ok, text = outcome.ok, outcome.for_model()
-            if outcome.proposal is not None:
-                if on_proposal is None:
-                    ok, text = False, "this agent cannot propose changes"
-                else:
-                    ok, text = on_proposal(outcome.proposal)
-            result.tool_calls += 1
-            result.calls.append(call_record(call, ok, text if not ok else outcome.content))
-            result.sources.extend(outcome.sources)
-            if ok:
-                succeeded.add(call["name"])
-            messages.append(ToolMessage(text, tool_call_id=call.get("id") or call["name"],
-                                        name=call["name"]))
+        ready = set(frontier(list(tools), requires, succeeded))
+        all_ok, settled = _run_round(result, reply, tools, requires, succeeded, messages,
+                                     on_proposal, run_round or dispatch)
+        opened = set(frontier(list(tools), requires, succeeded)) - ready
+        if (all_ok and not acts and not opened) or settled:
+            return result
+
+
+def _run_round(result: LoopResult, reply: AIMessage, tools: Mapping[str, BoundTool],
+               requires: Mapping[str, Sequence[str]], succeeded: set[str],
+               messages: list[BaseMessage], on_proposal: OnProposal | None,
+               run: Dispatch) -> tuple[bool, bool]:
+    """Dispatch one round, record every call, answer each in the context.
+
+    Returns (every call succeeded, a proposal was settled): a decided proposal — applied,
+    rejected, expired — ends an action agent's work; only a revision asks for more.
+    """
+    calls: list[dict[str, Any]] = [dict(c) for c in reply.tool_calls]
+    outcomes = run(calls, tools, requires, succeeded)
+    all_ok = True
+    settled = False
+    for call, outcome in zip(calls, outcomes, strict=True):
+        ok, text = outcome.ok, outcome.for_model()
+        record = call_record(call, ok, outcome.content if ok else text)
+        if outcome.proposal is not None:
+            if on_proposal is None:
+                ok, text = False, "this agent cannot propose changes"
+                record.update(ok=False, result=text)
+            else:
+                decided = on_proposal(outcome.proposal)
+                ok, text = decided.applied, decided.message
+                record.update(ok=ok, change=decided.change)
+                settled = settled or decided.change.get("outcome") != "revise"
+        elif ok:
+            result.findings.append({"tool": call["name"], "args": record["args"],
+                                    "data": _trim(outcome.content, FINDING_CHARS)})
+        all_ok = all_ok and ok
+        result.tool_calls += 1
+        result.calls.append(record)
+        result.sources.extend(outcome.sources)
+        if ok:
+            succeeded.add(call["name"])
+        messages.append(ToolMessage(text, tool_call_id=call.get("id") or call["name"],
+                                    name=call["name"]))
+    return all_ok, settled
