@@ -70,8 +70,12 @@ def test_a_proposal_pauses_the_run_and_the_request_completes(server: AppServer,
     assert_well_formed(run)
     assert run.finished["status"] == "awaiting_approval"
     assert before(run, "task_started", "approval_required")
-    assert run.names[-2] == "approval_required" and "answer" not in run.names
+    assert run.names[-2] == "approval_required"
     [required] = run.of("approval_required")
+    # the paused run says, in code's words, which card waits (no model claims it)
+    [paused] = run.of("answer")
+    assert paused["text"] == (f"Waiting for approval: {required['changes'][0]['summary']} "
+                              f"(card {required['changes'][0]['change_id']}).")
     assert required["thread_id"] == run.finished["thread_id"]
     [card] = required["changes"]
     assert card["change_id"].startswith("chg_") and card["operation"] == "members.update"

@@ -32,6 +32,8 @@ class RunTiming:
     wall_s: float
     marks: dict[str, float] = field(default_factory=dict)
     model_calls: int = 0
+    tokens: int = 0
+    """Input plus output tokens of the run's model calls (as the model reported them)."""
 
 
 def request_text(label: str) -> str:
@@ -68,8 +70,9 @@ class _Recorder:
                                f"{self.finished.get('status')}; "
                                f"{'; '.join(self.failed) or 'no detail'}")
         usage = self.finished.get("usage")
-        calls = int(usage.get("model_calls", 0)) if isinstance(usage, dict) else 0
-        return RunTiming(wall, self.marks, calls)
+        usage = usage if isinstance(usage, dict) else {}
+        return RunTiming(wall, self.marks, int(usage.get("model_calls", 0)),
+                         int(usage.get("input_tokens", 0)) + int(usage.get("output_tokens", 0)))
 
 
 def _start(env: BenchEnv, spec: str, label: str) -> tuple[_Recorder, Iterator[Event]]:

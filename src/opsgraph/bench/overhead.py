@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from opsgraph.bench.drive import request_text, timed_run
 from opsgraph.bench.environment import BenchEnv
@@ -84,13 +84,11 @@ class AsyncioFloor:
     async def _task(self, bound: Any, task: Any) -> str:
         messages: list[BaseMessage] = [SystemMessage(self.system),
                                        HumanMessage(task.instruction)]
-        while True:
-            reply = await bound.ainvoke(messages, config=_meta("task", task.id))
-            messages.append(reply)
-            if not reply.tool_calls:
-                return str(reply.text)
-            for call in reply.tool_calls:
-                messages.append(ToolMessage(self._tool(call), tool_call_id=call["id"]))
+        # one turn, as our query agents: the calls' results are the task's result
+        reply = await bound.ainvoke(messages, config=_meta("task", task.id))
+        if not reply.tool_calls:
+            return str(reply.text)
+        return json.dumps([self._tool(call) for call in reply.tool_calls])
 
     async def request(self, text: str) -> str:
         """One request: plan, every task concurrently, the streamed synthesis."""

@@ -32,26 +32,33 @@ def answer_turn(text: str, delay_ms: int) -> dict[str, Any]:
 
 
 def fanout_script(n: int, delay_ms: int) -> Script:
-    """`n` independent tasks, each: search, then answer (two model calls)."""
+    """`n` independent tasks, each one search: a query agent whose call succeeds hands its
+    results to the synthesiser with no second turn (one model call per task)."""
     names = [MEMBERS[i % len(MEMBERS)] for i in range(n)]
     tasks = [task(f"t{i + 1}", f"Find the member {name}") for i, name in enumerate(names)]
-    turns = {f"t{i + 1}": [search_turn(name, delay_ms),
-                           answer_turn(f"{name}: found in the member list.", delay_ms)]
-             for i, name in enumerate(names)}
+    turns = {f"t{i + 1}": [search_turn(name, delay_ms)] for i, name in enumerate(names)}
     return {"plan": {"tasks": tasks}, "plan_delay_ms": delay_ms, "turns": turns,
             "synthesis": "Here is what I found about the members you asked for: "
                          + "; ".join(f"{name} is on the member list" for name in names) + ".",
             "synthesis_delay_ms": delay_ms}
 
 
+def get_turn(member: str, delay_ms: int) -> dict[str, Any]:
+    """A model turn that calls `members_get` (for a name no member has, a failed call:
+    the agent gets another round)."""
+    return {"tool_calls": [{"name": "members_get", "args": {"member": member}}],
+            "delay_ms": delay_ms}
+
+
 def skewed_script(delay_ms: int) -> Script:
-    """One long task (3 turns) beside a 3-task chain whose tasks answer in one turn each."""
-    tasks = [task("long", "Find Jane Smith and then Jane Smithson"),
+    """One long task (3 turns: two failed look-ups, then an answer) beside a 3-task chain
+    whose tasks answer in one turn each."""
+    tasks = [task("long", "Find Jane Smithson, whatever her name is spelled"),
              task("c1", "Say which member to look at first"),
              task("c2", "Say which member comes next", ["c1"]),
              task("c3", "Say which member comes last", ["c2"])]
-    turns = {"long": [search_turn("Jane Smith", delay_ms), search_turn("Jane Smithson", delay_ms),
-                      answer_turn("Both are members.", delay_ms)],
+    turns = {"long": [get_turn("Jane Smithson", delay_ms), get_turn("Jayne Smithson", delay_ms),
+                      answer_turn("No member of that name.", delay_ms)],
              "c1": [answer_turn("Start with Tom Baker.", delay_ms)],
              "c2": [answer_turn("Then Raj Mehta.", delay_ms)],
              "c3": [answer_turn("Finally Emily Chen.", delay_ms)]}

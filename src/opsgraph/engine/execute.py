@@ -127,5 +127,21 @@ def execute(state: dict[str, Any], runtime: Runtime[RunContext]) -> dict[str, An
         except GraphInterrupt as exc:
             interrupts.extend(exc.args[0] if exc.args else ())
     if interrupts:
+        get_stream_writer()({"event": "answer", "data": pause_answer(results, interrupts)})
         raise GraphInterrupt(tuple(interrupts))
     return {"results": results}
+
+
+def pause_answer(results: dict[str, dict[str, Any]],
+                 interrupts: list[Interrupt]) -> dict[str, Any]:
+    """What a paused run tells the person who asked, written by code: each card waiting,
+    with its id, and every task that ended without doing its job."""
+    from opsgraph.engine.synthesise import collect_sources, status_lines
+
+    cards = [i.value["card"] for i in interrupts
+             if isinstance(i.value, dict) and "card" in i.value]
+    lines = [f"Waiting for approval: {c['summary']} (card {c['change_id']})." for c in cards]
+    lines += status_lines(results)
+    if any(r["status"] == "completed" and not r.get("writes") for r in results.values()):
+        lines.append("The rest of the answer follows once the change is decided.")
+    return {"text": "\n".join(lines), "sources": collect_sources(results)}

@@ -56,7 +56,7 @@ OnProposal = Callable[[Proposal], Decided]
 
 # Tool calls are I/O (MongoDB); a small shared pool runs the calls of one round together.
 _POOL = ThreadPoolExecutor(max_workers=16, thread_name_prefix="opsgraph-tool")
-RESULT_CHARS = 600
+RESULT_CHARS = 2000
 """How much of a tool's output an event carries (the dashboard and the evals read it)."""
 FINDING_CHARS = 6000
 """How much of a tool's output the synthesiser reads."""

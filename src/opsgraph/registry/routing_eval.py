@@ -53,7 +53,7 @@ class RoutingReport:
     misses: list[Miss] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        """JSON-able form for `opsgraph eval --json` and reports."""
+        """JSON-able form for the ranker tests and `opsgraph bench`."""
         return asdict(self)
 
 
