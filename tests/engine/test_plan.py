@@ -97,3 +97,31 @@ def test_the_planner_sees_only_the_rankers_candidates_held_by_the_schema() -> No
     item = schema["properties"]["tasks"]["items"]
     assert item["properties"]["capability"]["enum"] == list(caps)
     assert item["additionalProperties"] is False and "id" not in item["properties"]
+
+
+@pytest.mark.usefixtures("demo_db")
+def test_routing_picks_an_agent_the_caller_may_use() -> None:
+    from opsgraph.engine.decompose import choose_agent
+    from opsgraph.engine.runner import make_context
+    from opsgraph.registry.matrix import capability_matrix
+    from tests.engine.helpers import person
+
+    serving = capability_matrix(get_registry()).agents_for("events", "list")
+    visitor = make_context(person("visitor", user="anonymous"), "th-route", None)
+    staff = make_context(person("staff"), "th-route", None)
+    chosen = choose_agent(visitor, "events", "list", "whats on this weekend")
+    assert chosen in serving and get_registry().get(chosen).visitor
+    assert choose_agent(staff, "events", "list", "who's coming to quiz night") in serving
+    assert choose_agent(staff, "spaceships", "launch", "go") is None
+
+
+def test_a_field_that_does_not_exist_is_answered_with_those_that_do() -> None:
+    from opsgraph.operations.catalogue import get_operation
+    from opsgraph.tools.contract import ToolRetry
+    from opsgraph.tools.guard import _validate
+
+    with pytest.raises(ToolRetry) as err:
+        _validate(get_operation("members.update"), {"member": "x", "changes": {"surname": "B"}})
+    assert "changes.surname: Extra inputs are not permitted (allowed: name, email" in str(
+        err.value)
+    assert str(err.value).endswith("call it again with corrected arguments")

@@ -39,7 +39,7 @@ def test_a_good_script_scores_full_marks_and_leaves_nothing_behind(demo_db: Any)
     assert report["passed"] is True
     assert scores(report) == {"plan_valid": 1.0, "routing": 1.0, "dependencies": 1.0,
                               "tool_choice": 1.0, "interrupts": 1.0, "preview": 1.0,
-                              "groundedness": None, "pii": 1.0}
+                              "groundedness": 1.0, "pii": 1.0}  # the paused run's answer
     assert [(c["id"], c["split"], c["status"]) for c in report["cases"]] == [
         ("members-update-phone", "dev", "awaiting_approval"),
         ("members-update-phone-followup", "heldout", "awaiting_approval")]
@@ -127,7 +127,8 @@ def test_cli_exit_codes_reports_and_compare(store_env: dict[str, str], tmp_path:
     assert done.returncode == 0, done.stderr
     assert "members-update-phone [dev] routing: pass → fail" in done.stdout
     assert "only in A: members-update-phone-followup" in done.stdout
-    assert "judge scripted:" in done.stdout and "0 cases judged" in done.stdout
+    # the one case both reports hold: its answers (the paused runs' own) are judged
+    assert "judge scripted:" in done.stdout and "1 cases judged" in done.stdout
 
 
 def test_cli_bad_input_exits_2(store_env: dict[str, str], tmp_path: Path) -> None:

@@ -168,16 +168,32 @@ def make_plan(ctx: RunContext, request: str, history: list[dict[str, Any]]) -> T
     raise PlanRejected("the plan is invalid: " + "; ".join(problems), problems=problems)
 
 
+def choose_agent(ctx: RunContext, domain: str, verb: str, instruction: str) -> str | None:
+    """The agent for one task: of the agents serving (domain, verb), those this caller may
+    use; several → the one the ranker finds best for the instruction; none → the matrix's
+    first, so that its refusal is reported."""
+    from opsgraph.gates import decide
+    from opsgraph.registry.loader import get_registry
+    from opsgraph.registry.matrix import capability_matrix
+    from opsgraph.registry.ranker import rank_agents
+
+    registry = get_registry()
+    names = capability_matrix(registry).agents_for(domain, verb)
+    allowed = [n for n in names if decide(ctx.principal, registry.get(n), verb, plan=ctx.plan)]
+    if len(allowed) > 1:
+        order = [r.agent for r in rank_agents(instruction, top_k=len(registry.agents))]
+        allowed.sort(key=lambda n: order.index(n) if n in order else len(order))
+    chosen = allowed or list(names)
+    return chosen[0] if chosen else None
+
+
 def decompose(state: dict[str, Any], runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Plan the request and route every task to an agent."""
-    from opsgraph.registry.matrix import route
-
     ctx = runtime.context
     plan = make_plan(ctx, state["request"], state.get("history") or [])
-    tasks = []
-    for task in plan.tasks:
-        agent = route(task.domain, task.operation)
-        tasks.append({**task.model_dump(), "agent": agent.name if agent else None})
+    tasks = [{**task.model_dump(),
+              "agent": choose_agent(ctx, task.domain, task.operation, task.instruction)}
+             for task in plan.tasks]
     data: dict[str, Any] = {"tasks": tasks}
     if plan.notes:
         data["notes"] = plan.notes

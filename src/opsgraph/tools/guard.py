@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, get_args
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from opsgraph.errors import AmbiguousReference, Forbidden, OpsgraphError
 from opsgraph.gates import operation_decision
@@ -24,12 +24,33 @@ from opsgraph.tools.contract import Proposal, ToolKind, ToolOutcome, ToolRetry
 log = logging.getLogger(__name__)
 
 
-def validation_message(exc: ValidationError) -> str:
-    """`field: problem; field: problem` — short enough for a model or a person."""
+def _fields_at(model: type[BaseModel], path: tuple[Any, ...]) -> list[str] | None:
+    """The field names of the (nested) model at `path`, or None where there is none."""
+    for key in path:
+        field = model.model_fields.get(str(key))
+        if field is None:
+            return None
+        inner = next((a for a in (field.annotation, *get_args(field.annotation))
+                      if isinstance(a, type) and issubclass(a, BaseModel)), None)
+        if inner is None:
+            return None
+        model = inner
+    return [info.alias or name for name, info in model.model_fields.items()]
+
+
+def validation_message(exc: ValidationError, model: type[BaseModel] | None = None) -> str:
+    """`field: problem; field: problem` — short enough for a model or a person; a field
+    that does not exist is answered with the fields that do."""
     parts = []
     for err in exc.errors():
-        where = ".".join(str(p) for p in err.get("loc", ())) or "arguments"
-        parts.append(f"{where}: {err.get('msg', 'invalid')}")
+        loc = tuple(err.get("loc", ()))
+        where = ".".join(str(p) for p in loc) or "arguments"
+        message = f"{where}: {err.get('msg', 'invalid')}"
+        known = _fields_at(model, loc[:-1]) if model and err.get("type") == "extra_forbidden" \
+            else None
+        if known:
+            message += f" (allowed: {', '.join(known)})"
+        parts.append(message)
     return "; ".join(parts)
 
 
@@ -39,8 +60,9 @@ def _validate(op: Operation, raw: Any) -> OpInput:
     try:
         return op.input.model_validate(raw)
     except ValidationError as exc:
-        raise ToolRetry(f"invalid arguments for {op.tool_name}: {validation_message(exc)}")\
-            from None
+        raise ToolRetry(f"invalid arguments for {op.tool_name}: "
+                        f"{validation_message(exc, op.input)}; call it again with corrected "
+                        "arguments") from None
 
 
 def _invoke(op: Operation, ctx: Context, kind: ToolKind, plan: Plan, raw: Any) -> ToolOutcome:
