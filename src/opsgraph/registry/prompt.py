@@ -5,6 +5,8 @@ Nothing here is written per agent: change a spec and its prompt changes with it.
 
 from __future__ import annotations
 
+import re
+
 from opsgraph.principal import DOMAINS, WRITE_VERBS
 from opsgraph.registry.matrix import capability_matrix
 from opsgraph.registry.registry import Registry
@@ -48,10 +50,16 @@ def _role(spec: AgentSpec) -> str:
     return (
         f"You are the `{spec.name}` agent ({title}) of opsgraph, the assistant of an "
         f"operations business (a club, studio or venue). You are {kind}.\n\n"
-        f"What you do: {spec.description}\n\n"
+        f"What you do: {_definition(spec.description)}\n\n"
         f"Capabilities: {', '.join(spec.operations)} on {spec.domain}. "
         f"You have at most {spec.round_limit} tool rounds."
     )
+
+
+def _definition(description: str) -> str:
+    """A description without its quoted example requests (those are for the ranker)."""
+    text = re.sub(r'\s*"[^"]*"[,.]?', "", description).strip().rstrip(":,").strip()
+    return text if text.endswith(".") else text + "."
 
 
 def _tool_line(spec: AgentSpec, tool: str) -> str:

@@ -91,11 +91,21 @@ class BoundTool:
 @functools.lru_cache(maxsize=256)
 def _schema(op_id: str, kind: ToolKind, input_model: type[Any], description: str
             ) -> dict[str, Any]:
-    params = input_model.model_json_schema()
-    params.pop("title", None)
+    params = _untitled(input_model.model_json_schema())
     if kind == "preview":
         description += " Proposes a change for a manager to approve; it is not applied yet."
     return {"name": op_id.replace(".", "_"), "description": description, "parameters": params}
+
+
+def _untitled(schema: Any) -> Any:
+    """`schema` less pydantic's `title` keys: they repeat the field names, and every token
+    of a tool block is prompt time on a small model."""
+    if isinstance(schema, dict):
+        return {k: _untitled(v) for k, v in schema.items()
+                if not (k == "title" and isinstance(v, str))}
+    if isinstance(schema, list):
+        return [_untitled(v) for v in schema]
+    return schema
 
 
 def tool_schema(op: Operation, kind: ToolKind) -> dict[str, Any]:
