@@ -30,3 +30,17 @@ def test_override_providers_can_be_narrowed(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv("OPSGRAPH_OVERRIDE_PROVIDERS", "bedrock,gpt")
     with pytest.raises(ConfigurationError, match="gpt"):
         load_settings()
+
+
+def test_token_and_limit_knobs(monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = load_settings()
+    assert settings.token_algorithm == "HS256" and settings.token_previous_secrets == ()
+    assert (settings.tenant_runs, settings.user_runs) == (8, 2)
+    monkeypatch.setenv("OPSGRAPH_TOKEN_PREVIOUS_SECRETS", "old-1, old-2,")
+    monkeypatch.setenv("OPSGRAPH_TENANT_DAILY_MODEL_CALLS", "300")
+    settings = load_settings()
+    assert settings.token_previous_secrets == ("old-1", "old-2")
+    assert settings.tenant_daily_model_calls == 300
+    monkeypatch.setenv("OPSGRAPH_TOKEN_ALGORITHM", "none")
+    with pytest.raises(ConfigurationError, match="OPSGRAPH_TOKEN_ALGORITHM"):
+        load_settings()

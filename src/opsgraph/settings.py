@@ -17,6 +17,7 @@ from opsgraph.errors import OpsgraphError
 DEFAULT_MODEL = "bedrock:us.anthropic.claude-sonnet-4-5-20250929-v1:0"
 DEFAULT_LIGHT_MODEL = "bedrock:us.anthropic.claude-haiku-4-5-20251001-v1:0"
 PROVIDERS = ("bedrock", "openai", "llamacpp", "scripted")
+TOKEN_ALGORITHMS = ("HS256", "HS384", "HS512")
 
 
 class ConfigurationError(OpsgraphError):
@@ -62,6 +63,21 @@ class Settings:
     """`OPSGRAPH_OVERRIDE_PROVIDERS`: model providers a tenant admin may choose per agent
     (comma-separated). A shared deployment sets `bedrock` (or `bedrock,openai`): `scripted`
     and `llamacpp` specs name files on the server."""
+    token_algorithm: str = "HS256"
+    """`OPSGRAPH_TOKEN_ALGORITHM`: the HMAC algorithm of bearer tokens (HS256, HS384, HS512);
+    verification accepts this one only."""
+    token_previous_secrets: tuple[str, ...] = ()
+    """`OPSGRAPH_TOKEN_PREVIOUS_SECRETS`: comma-separated secrets that signed tokens before the
+    current one; their tokens verify (by `kid`) until they expire. Rotation: move the current
+    secret here and set a new `OPSGRAPH_TOKEN_SECRET`."""
+    tenant_runs: int = 8
+    """`OPSGRAPH_TENANT_RUNS`: runs one tenant may have in flight at once in this process;
+    one more is answered 429 with `Retry-After`."""
+    user_runs: int = 2
+    """`OPSGRAPH_USER_RUNS`: runs one user may have in flight at once in this process."""
+    tenant_daily_model_calls: int = 5000
+    """`OPSGRAPH_TENANT_DAILY_MODEL_CALLS`: model calls one tenant's HTTP runs may make per UTC
+    day; once spent, new runs are answered 429 until midnight UTC."""
 
 
 def _default_agents_dir() -> Path:
@@ -94,6 +110,14 @@ def _providers(raw: str) -> frozenset[str]:
     return frozenset(names) if names else frozenset(PROVIDERS)
 
 
+def _algorithm(raw: str) -> str:
+    name = raw.strip().upper() or "HS256"
+    if name not in TOKEN_ALGORITHMS:
+        raise ConfigurationError(f"OPSGRAPH_TOKEN_ALGORITHM: {raw!r} is not one of "
+                                 f"{', '.join(TOKEN_ALGORITHMS)}")
+    return name
+
+
 def load_settings() -> Settings:
     """Read the environment now (tests call this after changing it)."""
     env = os.environ
@@ -113,6 +137,13 @@ def load_settings() -> Settings:
         apply_lease_s=_positive(env, "OPSGRAPH_APPLY_LEASE_S", 30.0),
         thread_lease_s=_positive(env, "OPSGRAPH_THREAD_LEASE_S", 30.0),
         override_providers=_providers(env.get("OPSGRAPH_OVERRIDE_PROVIDERS", "")),
+        token_algorithm=_algorithm(env.get("OPSGRAPH_TOKEN_ALGORITHM", "")),
+        token_previous_secrets=tuple(
+            s.strip() for s in env.get("OPSGRAPH_TOKEN_PREVIOUS_SECRETS", "").split(",")
+            if s.strip()),
+        tenant_runs=int(_positive(env, "OPSGRAPH_TENANT_RUNS", 8)),
+        user_runs=int(_positive(env, "OPSGRAPH_USER_RUNS", 2)),
+        tenant_daily_model_calls=int(_positive(env, "OPSGRAPH_TENANT_DAILY_MODEL_CALLS", 5000)),
     )
 
 
