@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from pymongo.database import Database
 
-from opsgraph.errors import Forbidden
+from opsgraph.errors import Forbidden, Unprocessable
 from opsgraph.principal import Role
 
 from .support import NOW, TOMORROW, call, person
@@ -233,3 +233,16 @@ def test_every_read_returns_plain_json_data(shared_db: Database[Document], op_id
     result = op.run(context(shared_db), op.input.model_validate(READS[op_id]))
     json.dumps(result.data)
     json.dumps([s.to_json() for s in result.sources])
+
+
+@pytest.mark.parametrize(("op_id", "args"), [
+    ("bookings.availability", {"resource": "Court 1", "date": "9999-12-31"}),
+    ("bookings.list", {"date": "9999-12-31"}),
+    ("events.list", {"from": "9999-12-31"}),
+    ("events.list", {"from": "2026-01-01", "to": "9999-12-31"}),
+    ("events.list", {"to": "0001-01-01"}),
+])
+def test_a_day_at_the_end_of_the_calendar_is_refused(shared_db: Database[Document],
+                                                       op_id: str, args: Document) -> None:
+    with pytest.raises(Unprocessable, match="2199-12-31|1970-01-01"):
+        call(shared_db, Role.STAFF, op_id, args)

@@ -14,15 +14,22 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import Any, Literal
+from datetime import UTC, date, datetime
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from opsgraph.principal import Principal, Role
 from opsgraph.store.scope import TenantScope
 
 Kind = Literal["read", "write"]
+
+
+FIRST_DAY = date(1970, 1, 1)
+LAST_DAY = date(2199, 12, 31)
+Day = Annotated[date, Field(ge=FIRST_DAY, le=LAST_DAY)]
+"""A calendar day an operation accepts: far enough from `date.max` that a range built
+from it (a day's end, a default window of weeks) never overflows."""
 
 
 class OpInput(BaseModel):

@@ -8,7 +8,6 @@ created_at, change_id?, cancelled_at?, cancel_change_id?}.
 
 from __future__ import annotations
 
-import datetime as dt
 from datetime import date, datetime, timedelta
 from typing import Any
 
@@ -21,7 +20,7 @@ from opsgraph.operations.access import (
     member_filter,
     require_self,
 )
-from opsgraph.operations.base import Context, Operation, OpInput, Preview, Result
+from opsgraph.operations.base import Context, Day, Operation, OpInput, Preview, Result
 from opsgraph.operations.records import (
     Document,
     as_utc,
@@ -42,12 +41,12 @@ _LIST_LIMIT = 100
 
 class Availability(OpInput):
     resource: str = Field(min_length=1, description="The resource: id or name (\"Court 1\").")
-    date: dt.date = Field(description="The day to check, YYYY-MM-DD.")
+    date: Day = Field(description="The day to check, YYYY-MM-DD.")
 
 
 class BookingList(OpInput):
     member: str | None = Field(None, description="Only this member's bookings: id, name or email.")
-    date: dt.date | None = Field(None, description="Only bookings on this day, YYYY-MM-DD; "
+    date: Day | None = Field(None, description="Only bookings on this day, YYYY-MM-DD; "
                                                 "default: the next 14 days.")
 
 

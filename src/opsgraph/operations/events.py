@@ -9,7 +9,6 @@ waitlist, first come first served.
 
 from __future__ import annotations
 
-import datetime as dt
 from collections import Counter
 from datetime import datetime, timedelta
 
@@ -17,7 +16,7 @@ from pydantic import Field
 
 from opsgraph.errors import BadInput, Conflict
 from opsgraph.operations.access import ANYONE, MEMBERS_UP, STAFF_UP, require_self
-from opsgraph.operations.base import Context, Operation, OpInput, Preview, Result
+from opsgraph.operations.base import Context, Day, Operation, OpInput, Preview, Result
 from opsgraph.operations.records import (
     Document,
     as_utc,
@@ -36,9 +35,9 @@ _DEFAULT_DAYS = 60
 
 
 class EventList(OpInput):
-    from_: dt.date | None = Field(None, alias="from",
-                                  description="First day, YYYY-MM-DD; default: today.")
-    to: dt.date | None = Field(None, description="Last day, YYYY-MM-DD; default: 60 days on.")
+    from_: Day | None = Field(None, alias="from",
+                              description="First day, YYYY-MM-DD; default: today.")
+    to: Day | None = Field(None, description="Last day, YYYY-MM-DD; default: 60 days on.")
 
 
 class EventNew(OpInput):
