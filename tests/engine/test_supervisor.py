@@ -89,7 +89,8 @@ def test_runaway_query_agent_stops_at_its_round_cap(script: Any) -> None:
     assert errors and errors[0]["cap"] == "tool_rounds"
     assert "2 tool rounds" in errors[0]["message"]
     assert statuses(events) == {"t1": "failed"}
-    assert finished(events)["status"] == "completed"
+    # it answered, but a task broke down: the run says so
+    assert finished(events)["status"] == "completed_with_errors"
 
 
 def test_run_model_call_budget_stops_a_run(script: Any, monkeypatch: pytest.MonkeyPatch

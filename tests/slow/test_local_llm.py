@@ -38,7 +38,7 @@ def test_a_question_runs_end_to_end_on_a_real_model() -> None:
     events = chat(person("staff"), "When does the club open on Sundays?", MODEL)
     assert {e.event for e in events} <= EVENT_NAMES
     assert events[0].event == "run_started" and events[-1].event == "run_finished"
-    assert finished(events)["status"] in ("completed", "failed")
+    assert finished(events)["status"] in ("completed", "completed_with_errors", "failed")
     if finished(events)["status"] == "completed":
         assert of(events, "plan") and of(events, "answer")[0]["text"].strip()
 

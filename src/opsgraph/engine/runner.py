@@ -1,8 +1,9 @@
 """Entry points of a run: start one from a message, or resume one after a decision.
 
 Both are plain generators of `Event`s (the CLI prints them, the API streams them as SSE).
-A run ends with `run_finished` whose status is `completed`, `awaiting_approval` or
-`failed`; nothing holds a connection open while a manager thinks.
+A run ends with `run_finished` whose status is `completed`, `completed_with_errors` (it
+answered, but a task failed), `awaiting_approval` or `failed`; nothing holds a connection
+open while a manager thinks.
 """
 
 from __future__ import annotations
@@ -74,13 +75,18 @@ def _drive(ctx: RunContext, graph_input: Any, ids: EventIds) -> Iterator[Event]:
         # decision.
         parts = graph.stream(graph_input, config, context=ctx,
                              stream_mode=["custom", "updates"], durability="exit")
+        failed = False
         for mode, chunk in cast(Iterator[tuple[str, dict[str, Any]]], parts):
             if mode == "custom":
+                failed = failed or (chunk["event"] == "task_finished"
+                                    and chunk["data"].get("status") == "failed")
                 yield ids.make(chunk["event"], chunk["data"])
             elif "__interrupt__" in chunk:
                 cards = _cards(chunk["__interrupt__"])
         if cards:
             status = "awaiting_approval"
+        elif failed:
+            status = "completed_with_errors"  # the answer came, but a task broke down
             yield ids.make("approval_required", {"thread_id": ctx.thread_id, "changes": cards})
     except OpsgraphError as exc:
         status = "failed"

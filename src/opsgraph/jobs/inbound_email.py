@@ -307,7 +307,8 @@ def ingest_email(tenant_id: str, raw: bytes, *, model: str | None = None,
     if draft is None:
         outcome = _run(principal, run_message(mail), thread_id, model)
         denied = denied_tasks(principal, thread_id)
-        if outcome.answer is not None and outcome.status == "completed":
+        if outcome.answer is not None and outcome.status in ("completed",
+                                                             "completed_with_errors"):
             draft = _store_draft(scope, mail, inbox["_id"], hex_id, outcome.answer, denied)
     else:
         denied = list(draft.get("denied") or [])
