@@ -1,11 +1,12 @@
 """Rank agents for a request by embedding similarity.
 
 Each agent is represented by a few short texts (the definition and each quoted example
-request of its description, plus a line built from its domain, verbs, slots and tools). An
-agent scores the best cosine of its texts, blended with their mean so that one lucky
-example does not win alone, plus a small keyword-overlap term (`keywords.py`). Agent vectors
-are computed once per registry version and kept in memory and on disk
-(`OPSGRAPH_HOME/cache/agent-embeddings-<version>.npy`); a request embeds only itself.
+request of its description, each of its `examples`, plus a line built from its domain, verbs,
+slots and tools). An agent scores the best cosine of its texts, blended with their mean so
+that one lucky example does not win alone, plus a small keyword-overlap term
+(`keywords.py`). Agent vectors are computed once per registry version and kept in memory
+and on disk (`OPSGRAPH_HOME/cache/agent-embeddings-<version>.npy`); a request embeds only
+itself.
 """
 
 from __future__ import annotations
@@ -61,11 +62,13 @@ class Ranked:
 def agent_texts(spec: AgentSpec) -> list[str]:
     """The texts that represent an agent to the ranker.
 
-    A description is a definition followed by quoted example requests; each example is a
-    text of its own (requests match requests best), the definition is one more, and a
-    summary line adds the domain, verbs, slots and tools.
+    A description is a definition followed by quoted example requests; each example, and
+    each entry of the spec's `examples`, is a text of its own (requests match requests
+    best), the definition is one more, and a summary line adds the domain, verbs, slots and
+    tools.
     """
-    examples = [e.strip() for e in _QUOTED.findall(spec.description) if e.strip()]
+    quoted = [e.strip() for e in _QUOTED.findall(spec.description) if e.strip()]
+    examples = list(dict.fromkeys([*quoted, *spec.examples]))
     definition = _QUOTED.sub(" ", spec.description)
     definition = " ".join(re.sub(r"[\s,:;.]+$", "", definition.strip()).split())
     verbs = " ".join(VERB_WORDS[v] for v in spec.operations)

@@ -110,6 +110,9 @@ Feature = Annotated[
 ]
 Verb = Annotated[str, Field(json_schema_extra={"enum": list(VERBS)})]
 ToolId = Annotated[str, Field(pattern=TOOL_PATTERN)]
+MAX_EXAMPLES = 20
+MAX_EXAMPLE_LENGTH = 200
+Example = Annotated[str, Field(min_length=1, max_length=MAX_EXAMPLE_LENGTH)]
 
 
 class Slot(BaseModel):
@@ -144,6 +147,10 @@ class AgentSpec(BaseModel):
     entitlement: Feature
     visitor: bool = Field(
         default=False, description="Reachable by anonymous visitors (the allowlist of four).")
+    examples: list[Example] = Field(
+        default_factory=list, max_length=MAX_EXAMPLES,
+        description="Requests as people type them, each ranked as a text of its own "
+                    f"(at most {MAX_EXAMPLES}, each 1 to {MAX_EXAMPLE_LENGTH} characters).")
     slots: list[Slot] = Field(default_factory=list)
     tools: Annotated[list[ToolId], AfterValidator(_tools), Field(
         min_length=1, description="Operation ids the agent may call.")]
