@@ -71,6 +71,11 @@ def test_an_example_moves_its_agent_up(write_spec: SpecWriter, tmp_path: Path,
                        registry=taught)[0].agent == "members.contact"
 
 
+def test_the_real_registry_has_examples_for_every_agent(registry: Registry) -> None:
+    thin = [spec.name for spec in registry if not 5 <= len(spec.examples) <= 8]
+    assert thin == []
+
+
 CASES: list[tuple[str, Any, str]] = [
     ("empty example", ["show me Jane", "   "],
      "examples[1]: String should have at least 1 character"),
