@@ -9,6 +9,9 @@
     ├── Conflict          409     the state moved (a change is no longer pending)
     ├── Gone              410     expired (a pending change past its expiry)
     ├── Unprocessable     422     well-formed input that fails the schema (edited values)
+    ├── PayloadTooLarge   413     a request body over the cap
+    ├── TooManyRequests   429     a limit on runs in flight or the daily model-call budget;
+    │                             `retry_after_s` says when to try again
     └── RunAborted        500     a run stopped at a cap or on a fault; never for bad input
 
 Errors meant for a *model* ("retry with X") are a different family: `ToolRetry` in
@@ -84,6 +87,24 @@ class Gone(OpsgraphError):
 class Unprocessable(OpsgraphError):
     status = 422
     code = "invalid_values"
+
+
+class PayloadTooLarge(OpsgraphError):
+    """A request body over the cap."""
+
+    status = 413
+    code = "payload_too_large"
+
+
+class TooManyRequests(OpsgraphError):
+    """A limit refused the request for now; `retry_after_s` says when to try again."""
+
+    status = 429
+    code = "too_many_requests"
+
+    def __init__(self, message: str, retry_after_s: int, **detail: Any) -> None:
+        super().__init__(message, retry_after_s=retry_after_s, **detail)
+        self.retry_after_s = retry_after_s
 
 
 class RunAborted(OpsgraphError):

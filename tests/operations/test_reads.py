@@ -244,5 +244,5 @@ def test_every_read_returns_plain_json_data(shared_db: Database[Document], op_id
 ])
 def test_a_day_at_the_end_of_the_calendar_is_refused(shared_db: Database[Document],
                                                        op_id: str, args: Document) -> None:
-    with pytest.raises(Unprocessable, match="2199-12-31|1970-01-01"):
+    with pytest.raises(Unprocessable, match=r"2199-12-31|1970-01-01"):
         call(shared_db, Role.STAFF, op_id, args)

@@ -7,7 +7,6 @@ the graph or a model provider; routes that need them import on first use.
 from __future__ import annotations
 
 import gc
-import json
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -16,29 +15,24 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from opsgraph.api.principals import principal_of, require_roles
-from opsgraph.errors import BadInput, OpsgraphError
-from opsgraph.principal import Role
+from opsgraph.api.bodies import parse_json_object
+from opsgraph.api.limits import BodyCap, check_message
+from opsgraph.api.principals import caller, require_roles
+from opsgraph.api.request_ids import RequestIds, current_request_id
+from opsgraph.errors import BadInput, NotFound, OpsgraphError, TooManyRequests
+from opsgraph.principal import Principal, Role
 
 log = logging.getLogger(__name__)
 
 
 async def json_body(request: Request) -> dict[str, Any]:
     """The request's JSON object, or BadInput saying what is wrong with it."""
-    raw = await request.body()
-    if not raw:
-        return {}
-    try:
-        body = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise BadInput(f"body: invalid JSON ({exc.msg} at position {exc.pos})") from None
-    if not isinstance(body, dict):
-        raise BadInput("body: must be a JSON object")
-    return body
+    return parse_json_object(await request.body())
 
 
 def optional_str(body: dict[str, Any], field: str) -> str | None:
@@ -58,17 +52,37 @@ async def index(request: Request) -> Response:
     return dashboard_page()
 
 
+def _require_thread(principal: Principal, thread_id: str) -> None:
+    """NotFound unless the thread exists in the caller's tenant: a new thread is made by a
+    run without `thread_id` (its id comes back in `run_started`)."""
+    from opsgraph.engine.runner import THREAD_ID, thread_state
+
+    if not THREAD_ID.fullmatch(thread_id):
+        raise BadInput("thread_id: 1 to 128 letters, digits, '_', '.' or '-'")
+    _, values = thread_state(principal, thread_id)
+    if not values:
+        raise NotFound(f"thread {thread_id} not found (omit thread_id to start a new thread)",
+                       thread_id=thread_id)
+
+
 async def runs(request: Request) -> Response:
+    from opsgraph.api.limits import RUN_SLOTS, check_budget, metered
     from opsgraph.api.sse import event_stream, prime
     from opsgraph.engine.runner import stream_run
 
-    principal = principal_of(request)
+    principal = await caller(request)
     body = await json_body(request)
     message = optional_str(body, "message")
     if not message or not message.strip():
         raise BadInput("message: required, a non-empty string")
+    check_message(message)
     thread_id = optional_str(body, "thread_id")
-    first, rest = await prime(stream_run(principal, message, thread_id=thread_id))
+    if thread_id is not None:
+        await run_in_threadpool(_require_thread, principal, thread_id)
+    await run_in_threadpool(check_budget, principal)
+    RUN_SLOTS.take(principal)  # given back by `metered` when the stream ends
+    events = metered(stream_run(principal, message, thread_id=thread_id), principal, slot=True)
+    first, rest = await prime(events)
     return event_stream(first, rest)
 
 
@@ -76,7 +90,7 @@ async def list_approvals(request: Request) -> Response:
     from opsgraph.approvals.pending import STATUSES, list_changes
     from opsgraph.store.scope import TenantScope
 
-    principal = principal_of(request)
+    principal = await caller(request)
     require_roles(principal, Role.MANAGER, Role.ADMIN, action="listing approvals")
     status = request.query_params.get("status", "pending")
     if status not in STATUSES:
@@ -86,10 +100,11 @@ async def list_approvals(request: Request) -> Response:
 
 
 async def decide_approval(request: Request) -> Response:
+    from opsgraph.api.limits import metered
     from opsgraph.api.sse import event_stream, prime
     from opsgraph.engine.approval_flow import decide_and_resume
 
-    principal = principal_of(request)
+    principal = await caller(request)
     body = await json_body(request)
     decision = optional_str(body, "decision")
     if not decision:
@@ -99,14 +114,14 @@ async def decide_approval(request: Request) -> Response:
         raise BadInput("values: must be a JSON object")
     events = decide_and_resume(principal, request.path_params["change_id"], decision,
                                feedback=optional_str(body, "feedback"), values=values)
-    first, rest = await prime(events)
+    first, rest = await prime(metered(events, principal, slot=False))
     return event_stream(first, rest)
 
 
 async def agents(request: Request) -> Response:
     from opsgraph.api.catalog import agents_for
 
-    principal = principal_of(request)
+    principal = await caller(request)
     return JSONResponse({"agents": await run_in_threadpool(agents_for, principal)})
 
 
@@ -115,7 +130,7 @@ async def tenant_models(request: Request) -> Response:
     from opsgraph.registry.loader import get_registry
     from opsgraph.store.scope import TenantScope
 
-    principal = principal_of(request)
+    principal = await caller(request)
     require_roles(principal, Role.ADMIN, action="managing model overrides")
     scope = TenantScope.of(principal)
     if request.method == "PUT":
@@ -129,7 +144,7 @@ async def tenant_models(request: Request) -> Response:
 async def operation(request: Request) -> Response:
     from opsgraph.operations.direct import call_operation
 
-    principal = principal_of(request)
+    principal = await caller(request)
     body = await json_body(request)
     args = body.get("args", {})
     if not isinstance(args, dict):
@@ -140,31 +155,50 @@ async def operation(request: Request) -> Response:
 
 
 async def events(request: Request) -> Response:
-    """Over HTTP only keep-warm is open; jobs and queue records need an admin's token (the
-    Lambda handler hands AWS's own events straight to the router)."""
+    """Over HTTP only keep-warm is open; jobs and queue records need an admin's token, and a
+    queue record may name the admin's own tenant only (the Lambda handler hands AWS's own
+    events straight to the router, trusted)."""
     from opsgraph.api.lambda_events import handle_event, is_keep_warm
 
     body = await json_body(request)
-    if not is_keep_warm(body):
-        require_roles(principal_of(request), Role.ADMIN, action="posting events")
-    return JSONResponse(await run_in_threadpool(handle_event, body))
+    if is_keep_warm(body):
+        return JSONResponse(handle_event(body))
+    principal = await caller(request)
+    require_roles(principal, Role.ADMIN, action="posting events")
+    return JSONResponse(await run_in_threadpool(handle_event, body, principal.tenant_id))
+
+
+def _error_body(exc: OpsgraphError) -> dict[str, Any]:
+    body = exc.to_json()
+    body["error"]["request_id"] = current_request_id()
+    return body
 
 
 async def opsgraph_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, OpsgraphError)
-    return JSONResponse(exc.to_json(), status_code=exc.status)
+    if exc.status >= 500:  # ours, but a fault: the log has it under the request id
+        log.error("request %s: %s %s: %s", current_request_id(), request.method,
+                  request.url.path, exc.message)
+    headers = ({"Retry-After": str(exc.retry_after_s)} if isinstance(exc, TooManyRequests)
+               else None)
+    return JSONResponse(_error_body(exc), status_code=exc.status, headers=headers)
 
 
 async def http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
-    return JSONResponse({"error": {"code": code, "message": str(exc.detail)}},
+    return JSONResponse({"error": {"code": code, "message": str(exc.detail),
+                                   "request_id": current_request_id()}},
                         status_code=exc.status_code)
 
 
 async def unexpected_error(request: Request, exc: Exception) -> Response:
-    log.exception("unhandled error on %s %s", request.method, request.url.path)
-    return JSONResponse({"error": {"code": "internal", "message": "internal error"}},
+    """A fault: logged in full with the request id; the client gets the id, not the text."""
+    request_id = current_request_id()
+    log.error("request %s: unhandled error on %s %s", request_id, request.method,
+              request.url.path, exc_info=exc)
+    return JSONResponse({"error": {"code": "internal", "request_id": request_id,
+                                   "message": f"internal error (request id {request_id})"}},
                         status_code=500)
 
 
@@ -195,7 +229,9 @@ def create_app(*, check_registry: bool = True) -> Starlette:
         gc.freeze()
         yield
 
-    return Starlette(routes=ROUTES, lifespan=lifespan, exception_handlers={
+    return Starlette(routes=ROUTES, lifespan=lifespan,
+                     middleware=[Middleware(RequestIds), Middleware(BodyCap)],
+                     exception_handlers={
         OpsgraphError: opsgraph_error, HTTPException: http_error, Exception: unexpected_error})
 
 

@@ -2,16 +2,21 @@
 
 Keep-warm must stay cheap: it imports nothing heavy and touches no store. Queue records
 (SQS) carry JSON bodies `{"type": "inbound_email", "tenant": T, "raw": "<RFC 822>"}`;
-a record that fails is reported in `batchItemFailures`, so SQS retries only that one.
+a record that fails, or whose run failed, is reported in `batchItemFailures`, so SQS
+retries only that one (ingesting is idempotent: a message that left a draft runs once).
+
+Events from AWS (the Lambda handler) are trusted to name any tenant. Over HTTP the caller
+is an admin of one tenant (`caller_tenant`): a batch naming another tenant is refused
+whole, before any record runs.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 from typing import Any
 
-from opsgraph.errors import BadInput, OpsgraphError
+from opsgraph.api.bodies import parse_json
+from opsgraph.errors import BadInput, Forbidden, OpsgraphError
 
 log = logging.getLogger(__name__)
 JOBS = ("expire_approvals",)
@@ -32,19 +37,44 @@ def _run_job(name: str) -> dict[str, Any]:
     raise BadInput(f"job: unknown job {name!r} (known: {', '.join(JOBS)})")
 
 
-def _handle_record(record: dict[str, Any]) -> dict[str, Any]:
-    try:
-        body = json.loads(record.get("body") or "")
-    except json.JSONDecodeError as exc:
-        raise BadInput(f"record body: invalid JSON ({exc.msg})") from None
+def _record_body(record: dict[str, Any]) -> dict[str, Any]:
+    body = parse_json(str(record.get("body") or ""), "record body")
     if not isinstance(body, dict) or body.get("type") not in RECORD_TYPES:
         raise BadInput(f"record body: type must be one of {', '.join(RECORD_TYPES)}")
     if not isinstance(body.get("tenant"), str) or not isinstance(body.get("raw"), str):
         raise BadInput("record body: tenant and raw must be strings")
+    return body
+
+
+class RecordRunFailed(OpsgraphError):
+    """The record was read, but its run failed: SQS should deliver it again."""
+
+    code = "record_run_failed"
+
+
+def _handle_record(record: dict[str, Any]) -> dict[str, Any]:
+    body = _record_body(record)
     from opsgraph.jobs.inbound_email import ingest_email
 
     result = ingest_email(body["tenant"], body["raw"].encode(), source="queue record")
+    if result["status"] == "failed":
+        errors = "; ".join(str(e.get("message", "")) for e in result.get("errors") or [])
+        raise RecordRunFailed(f"run failed on thread {result['thread_id']}: {errors}")
     return {"draft_id": result["draft_id"], "status": result["status"]}
+
+
+def _own_tenant_only(records: list[Any], caller_tenant: str) -> None:
+    """Forbidden when a record names a tenant other than the caller's (a record whose body
+    cannot be read is left to fail on its own)."""
+    for record in records:
+        record = record if isinstance(record, dict) else {}
+        try:
+            tenant = _record_body(record)["tenant"].strip()
+        except OpsgraphError:
+            continue
+        if tenant != caller_tenant:
+            raise Forbidden(f"record {record.get('messageId', '')!r} names tenant {tenant!r}: "
+                            "a queue record posted over HTTP may name only your own tenant")
 
 
 def handle_records(records: list[Any]) -> dict[str, Any]:
@@ -57,11 +87,15 @@ def handle_records(records: list[Any]) -> dict[str, Any]:
         except OpsgraphError as exc:
             log.warning("queue record %s: %s", record.get("messageId"), exc.message)
             failures.append({"itemIdentifier": record.get("messageId", "")})
+        except Exception:  # a fault in one record: logged in full, retried by SQS
+            log.exception("queue record %s failed", record.get("messageId"))
+            failures.append({"itemIdentifier": record.get("messageId", "")})
     return {"processed": done, "batchItemFailures": failures}
 
 
-def handle_event(event: dict[str, Any]) -> dict[str, Any]:
-    """Route one event by its shape."""
+def handle_event(event: dict[str, Any], caller_tenant: str | None = None) -> dict[str, Any]:
+    """Route one event by its shape. `caller_tenant`: the HTTP caller's tenant (None for
+    events from AWS, which may name any tenant)."""
     if is_keep_warm(event):
         return {"ok": True, "warm": True}
     if "job" in event:
@@ -69,5 +103,7 @@ def handle_event(event: dict[str, Any]) -> dict[str, Any]:
     if event.get("source") == "aws.events" and isinstance(event.get("detail"), dict):
         return {"ok": True, **_run_job(str(event["detail"].get("job", "")))}
     if isinstance(event.get("Records"), list):
+        if caller_tenant is not None:
+            _own_tenant_only(event["Records"], caller_tenant)
         return {"ok": True, **handle_records(event["Records"])}
     raise BadInput("event: not a keep-warm, job or queue event")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 
 from opsgraph.auth import verify_token
@@ -31,6 +32,21 @@ def principal_of(request: Request) -> Principal:
     if scheme.lower() != "bearer" or not token.strip():
         raise Unauthorized("Authorization header must be 'Bearer <token>'")
     return verify_token(token)
+
+
+def tenant_exists(principal: Principal) -> None:
+    """NotFound unless the caller's tenant exists (a signed token may outlive its tenant)."""
+    from opsgraph.store.scope import TenantScope
+
+    TenantScope.of(principal).require_tenant()
+
+
+async def caller(request: Request) -> Principal:
+    """The caller, whose tenant exists: every route but keep-warm and `/health` starts here,
+    so an unknown tenant is 404 everywhere, before anything reads or writes."""
+    principal = principal_of(request)
+    await run_in_threadpool(tenant_exists, principal)
+    return principal
 
 
 def require_roles(principal: Principal, *roles: Role, action: str) -> None:

@@ -7,6 +7,7 @@ resumes, a checkpoint never written). The response only relays what the worker p
 
 from __future__ import annotations
 
+import logging
 import queue
 import threading
 from collections.abc import AsyncIterator, Iterator
@@ -15,8 +16,10 @@ from typing import Any
 from sse_starlette.sse import EventSourceResponse
 from starlette.concurrency import run_in_threadpool
 
+from opsgraph.api.request_ids import current_request_id
 from opsgraph.engine.events import Event
 
+log = logging.getLogger(__name__)
 _DONE = object()
 
 
@@ -60,17 +63,29 @@ async def prime(events: Iterator[Event]) -> tuple[Event, RunStream]:
     return first, stream
 
 
+def for_client(event: Event, request_id: str | None) -> Event:
+    """The event as a client may see it: an internal error's text (a library's words about
+    our servers) goes to the log under the request id; the client gets the id."""
+    if event.event != "error" or event.data.get("code") != "internal":
+        return event
+    log.error("request %s: run error: %s", request_id, event.data.get("message"))
+    return Event(event.id, event.event, {
+        **event.data, "request_id": request_id,
+        "message": f"internal error (request id {request_id})"})
+
+
 def event_stream(first: Event, rest: RunStream) -> EventSourceResponse:
     """The SSE response: `id:`, `event:` and JSON `data:` per event."""
+    request_id = current_request_id()
 
     async def body() -> AsyncIterator[dict[str, str]]:
-        yield first.to_sse()
+        yield for_client(first, request_id).to_sse()
         while True:
             item = await run_in_threadpool(rest.next_item)
             if item is _DONE:
                 return
             if isinstance(item, BaseException):
                 raise item
-            yield item.to_sse()
+            yield for_client(item, request_id).to_sse()
 
     return EventSourceResponse(body(), ping=15)

@@ -1,0 +1,168 @@
+"""Limits of the HTTP surface (INTERFACES.md): request bodies over 1 MiB are 413; a
+`message` over 8,000 characters is 400 before any model call; runs in flight per tenant and
+per user, and a tenant's model calls per UTC day, are 429 with `Retry-After`.
+
+Runs in flight are counted per process (`OPSGRAPH_TENANT_RUNS`, `OPSGRAPH_USER_RUNS`): a
+slot is taken before the run starts and given back when its event stream ends, whatever
+ends it. The daily budget (`OPSGRAPH_TENANT_DAILY_MODEL_CALLS`) is counted in the store,
+one document per tenant and UTC day, so every process sees the same figure; a run that
+starts under the budget finishes even if it ends above it.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import Counter
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
+
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from opsgraph.errors import BadInput, PayloadTooLarge, TooManyRequests
+from opsgraph.principal import Principal
+from opsgraph.settings import get_settings
+
+if TYPE_CHECKING:
+    from opsgraph.engine.events import Event
+
+log = logging.getLogger(__name__)
+MAX_BODY_BYTES = 1 << 20
+MAX_MESSAGE_CHARS = 8_000
+BUSY_RETRY_AFTER_S = 5
+"""What a 429 for runs in flight suggests: a short wait, runs are seconds long."""
+MODEL_BUDGET = "model_budget"
+"""Collection: `{_id: "<tenant>:<YYYY-MM-DD>", tenant_id, day, model_calls}`."""
+
+
+def check_message(message: str) -> None:
+    """BadInput when a run's message is over the cap (checked before any model call)."""
+    if len(message) > MAX_MESSAGE_CHARS:
+        raise BadInput(f"message: {len(message):,} characters, the limit is "
+                       f"{MAX_MESSAGE_CHARS:,}")
+
+
+class BodyCap:
+    """ASGI middleware: a body over `max_bytes` is 413, whether declared or streamed."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int = MAX_BODY_BYTES) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    def _too_large(self) -> PayloadTooLarge:
+        return PayloadTooLarge(f"request body over {self.max_bytes:,} bytes")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope["headers"]).get(b"content-length", b"").decode("latin-1")
+        if declared.strip() and (not declared.strip().isdigit()
+                                 or int(declared) > self.max_bytes):
+            error = self._too_large() if declared.strip().isdigit() else BadInput(
+                "content-length: must be a number of bytes")
+            await JSONResponse(error.to_json(), status_code=error.status)(scope, receive, send)
+            return
+        received = 0
+
+        async def counted() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.max_bytes:
+                    raise self._too_large()  # the route's handler answers it as JSON
+            return message
+
+        await self.app(scope, counted, send)
+
+
+class RunSlots:
+    """Runs in flight in this process, per tenant and per user."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._tenants: Counter[str] = Counter()
+        self._users: Counter[tuple[str, str]] = Counter()
+
+    def take(self, principal: Principal) -> None:
+        """Count one more run for the caller, or TooManyRequests."""
+        settings = get_settings()
+        user = (principal.tenant_id, principal.user_id)
+        with self._lock:
+            if self._users[user] >= settings.user_runs:
+                raise TooManyRequests(f"you have {settings.user_runs} runs in flight; wait for "
+                                      "one to finish", retry_after_s=BUSY_RETRY_AFTER_S)
+            if self._tenants[principal.tenant_id] >= settings.tenant_runs:
+                raise TooManyRequests(f"tenant {principal.tenant_id!r} has "
+                                      f"{settings.tenant_runs} runs in flight; try again "
+                                      "shortly", retry_after_s=BUSY_RETRY_AFTER_S)
+            self._users[user] += 1
+            self._tenants[principal.tenant_id] += 1
+
+    def give_back(self, principal: Principal) -> None:
+        """One run of the caller ended."""
+        user = (principal.tenant_id, principal.user_id)
+        with self._lock:
+            self._users[user] -= 1
+            self._tenants[principal.tenant_id] -= 1
+            if self._users[user] <= 0:
+                del self._users[user]
+            if self._tenants[principal.tenant_id] <= 0:
+                del self._tenants[principal.tenant_id]
+
+
+RUN_SLOTS = RunSlots()
+
+
+def _today() -> tuple[str, int]:
+    """Today's UTC date and the seconds until it ends."""
+    now = datetime.now(UTC)
+    midnight = datetime(now.year, now.month, now.day, tzinfo=UTC) + timedelta(days=1)
+    return now.date().isoformat(), max(1, int((midnight - now).total_seconds()) + 1)
+
+
+def check_budget(principal: Principal) -> None:
+    """TooManyRequests when the tenant has spent today's model calls."""
+    from opsgraph.store.scope import TenantScope
+
+    budget = get_settings().tenant_daily_model_calls
+    day, left_s = _today()
+    scope = TenantScope.of(principal)
+    doc = scope[MODEL_BUDGET].find_one({"_id": f"{principal.tenant_id}:{day}"})
+    spent = int(doc.get("model_calls", 0)) if doc else 0
+    if spent >= budget:
+        raise TooManyRequests(f"tenant {principal.tenant_id!r} has used its {budget:,} model "
+                              "calls for today (UTC)", retry_after_s=left_s)
+
+
+def record_model_calls(principal: Principal, calls: int) -> None:
+    """Add a run's model calls to the tenant's count for today."""
+    if calls <= 0:
+        return
+    from opsgraph.store.scope import TenantScope
+
+    day, _ = _today()
+    TenantScope.of(principal)[MODEL_BUDGET].update_one(
+        {"_id": f"{principal.tenant_id}:{day}"},
+        {"$inc": {"model_calls": calls}, "$setOnInsert": {"day": day}}, upsert=True)
+
+
+def metered(events: Iterator[Event], principal: Principal, *,
+            slot: bool) -> Iterator[Event]:
+    """`events`, counting the run's model calls toward the budget and (with `slot`) giving
+    the caller's run slot back when the stream ends, however it ends."""
+    try:
+        for event in events:
+            if event.event == "run_finished":
+                usage = event.data.get("usage") or {}
+                try:
+                    record_model_calls(principal, int(usage.get("model_calls", 0)))
+                except Exception:  # counting must not fail a run that did its work
+                    log.exception("counting model calls of tenant %s", principal.tenant_id)
+            yield event
+    finally:
+        if slot:
+            RUN_SLOTS.give_back(principal)
