@@ -93,3 +93,31 @@ def test_chat_then_decide_from_the_command_line(store_env: dict[str, str], scrip
     got = json.loads(opsgraph(store_env, "ops", "call", "members.get", "--args",
                               '{"member": "mem_demo_008"}', "--json").stdout)
     assert got["result"]["phone"] == "+44 7700 900444"
+
+
+def test_help_names_no_file_a_user_does_not_have(store_env: dict[str, str]) -> None:
+    done = opsgraph(store_env, "--help")
+    assert done.returncode == 0
+    # `eval` names its guide in the checkout (docs/evals.md); every other line stands alone
+    text = "\n".join(line for line in done.stdout.splitlines()
+                     if not line.strip().startswith("eval "))
+    assert ".md" not in text and "INTERFACES" not in text
+    assert "scripted:<path.yaml|json>" in done.stdout  # what a --model takes, said here
+
+
+def test_a_reader_that_stops_early_ends_it_quietly(store_env: dict[str, str]) -> None:
+    # `head -n 0` has gone before the listing is written: the write always meets a closed pipe
+    for reader, shown in (("head -n 0", 0), ("head -n 1", 1)):
+        piped = subprocess.run(f"'{sys.executable}' -m opsgraph.cli agents list | {reader}",
+                               shell=True, env=store_env, cwd=ROOT, capture_output=True,
+                               text=True, timeout=120)
+        assert piped.returncode == 0 and len(piped.stdout.splitlines()) == shown
+        assert piped.stderr == "", piped.stderr
+
+
+@pytest.mark.usefixtures("demo_db")
+def test_no_token_for_a_tenant_that_does_not_exist(store_env: dict[str, str]) -> None:
+    done = opsgraph(store_env, "token", "--tenant", "ghost", "--user", "u", "--role", "staff")
+    assert done.returncode == 2 and "ghost" in done.stderr and done.stdout == ""
+    done = opsgraph(store_env, "token", "--tenant", "acme", "--user", "u", "--role", "staff")
+    assert done.returncode == 0 and done.stdout.count(".") == 2  # a JWT

@@ -1,10 +1,12 @@
-"""`opsgraph`: the command line (INTERFACES.md). `--json` prints machine-readable output to
-stdout; errors go to stderr with a non-zero exit (2 for bad input)."""
+"""`opsgraph`: the command line (the contract is INTERFACES.md). `--json` prints
+machine-readable output to stdout; errors go to stderr with a non-zero exit (2 for bad
+input). A reader that stops early (`opsgraph agents list | head`) ends it quietly."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import sys
 from collections.abc import Callable, Sequence
@@ -14,6 +16,16 @@ from opsgraph.errors import OpsgraphError
 from opsgraph.principal import Principal, parse_channel, parse_role
 
 Handler = Callable[[argparse.Namespace], int]
+DESCRIPTION = """\
+opsgraph: agents for an operations business, with every change approved by a manager.
+
+`--json` prints machine-readable output to stdout; errors go to stderr with a non-zero
+exit (2 for bad input). `opsgraph COMMAND --help` lists a command's options.
+
+Model specs (--model, OPSGRAPH_MODEL): bedrock:<model-id>, openai:<model> (with
+OPENAI_BASE_URL), llamacpp:<path.gguf>, scripted:<path.yaml|json>.
+Store: MONGODB_URI, else an embedded one under OPSGRAPH_HOME (~/.local/share/opsgraph).
+"""
 
 
 def out(args: argparse.Namespace, data: Any, human: Callable[[Any], str] | None = None) -> None:
@@ -62,8 +74,11 @@ def cmd_seed(args: argparse.Namespace) -> int:
 
 def cmd_token(args: argparse.Namespace) -> int:
     from opsgraph.auth import issue_token
+    from opsgraph.store.scope import TenantScope
 
-    token = issue_token(principal_from(args, "staff"))
+    principal = principal_from(args, "staff")
+    TenantScope.of(principal, store()).require_tenant()  # no token for a tenant that isn't
+    token = issue_token(principal)
     out(args, {"token": token}, lambda d: d["token"])
     return 0
 
@@ -77,7 +92,8 @@ def _add_principal(p: argparse.ArgumentParser, role: str | None) -> None:
 def build_parser() -> argparse.ArgumentParser:
     from opsgraph import cli_commands as cc
 
-    parser = argparse.ArgumentParser(prog="opsgraph", description=__doc__)
+    parser = argparse.ArgumentParser(prog="opsgraph", description=DESCRIPTION,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("serve", help="serve the API and dashboard")
@@ -114,12 +130,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         code: int = args.func(args)
+        sys.stdout.flush()  # a closed pipe shows here, not at exit
+    except BrokenPipeError:
+        _quiet_stdout()
+        return 0
     except OpsgraphError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
         return 2 if 400 <= exc.status < 500 else 1
     except KeyboardInterrupt:
         return 130
     return code
+
+
+def _quiet_stdout() -> None:
+    """The reader of stdout has gone (`| head`): what is left to print goes nowhere, so the
+    interpreter's last flush raises nothing either."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 if __name__ == "__main__":
