@@ -121,3 +121,10 @@ def test_no_token_for_a_tenant_that_does_not_exist(store_env: dict[str, str]) ->
     assert done.returncode == 2 and "ghost" in done.stderr and done.stdout == ""
     done = opsgraph(store_env, "token", "--tenant", "acme", "--user", "u", "--role", "staff")
     assert done.returncode == 0 and done.stdout.count(".") == 2  # a JWT
+
+
+def test_an_argument_that_is_not_utf8_is_bad_input(store_env: dict[str, str]) -> None:
+    done = subprocess.run([sys.executable, "-m", "opsgraph.cli", "chat", b"caf\xe9 hours"],
+                          env=store_env, cwd=ROOT, capture_output=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert b"not valid UTF-8" in done.stderr and b"Traceback" not in done.stderr

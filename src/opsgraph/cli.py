@@ -126,6 +126,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    for arg in argv:  # bytes that are not UTF-8 arrive as lone surrogates (surrogateescape)
+        if any("\ud800" <= ch <= "\udfff" for ch in arg):
+            print(f"error: argument {arg.encode('utf-8', 'replace').decode()!r} is not valid "
+                  "UTF-8 text", file=sys.stderr)
+            return 2
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
