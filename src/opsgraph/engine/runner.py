@@ -85,9 +85,9 @@ def _drive(ctx: RunContext, graph_input: Any, ids: EventIds) -> Iterator[Event]:
                 cards = _cards(chunk["__interrupt__"])
         if cards:
             status = "awaiting_approval"
+            yield ids.make("approval_required", {"thread_id": ctx.thread_id, "changes": cards})
         elif failed:
             status = "completed_with_errors"  # the answer came, but a task broke down
-            yield ids.make("approval_required", {"thread_id": ctx.thread_id, "changes": cards})
     except OpsgraphError as exc:
         status = "failed"
         yield ids.make("error", {"code": exc.code, "message": exc.message})
