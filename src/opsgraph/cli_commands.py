@@ -312,8 +312,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.judge is not None:
         raise BadInput("--judge: judges the answers of two reports; use it with --compare")
     datasets = [Path(p) for p in args.dataset] if args.dataset else None
+    journal = Path(args.report) / "cases.jsonl" if args.report is not None else None
     report = run_suite(datasets, model=args.model, split=args.split,
-                       concurrency=args.concurrency, progress=sys.stderr)
+                       concurrency=args.concurrency, progress=sys.stderr, journal=journal)
     if args.report is not None:
         for path in write_report(report, Path(args.report)):
             print(f"wrote {path}", file=sys.stderr)

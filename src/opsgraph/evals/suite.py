@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any, TextIO
@@ -10,7 +11,7 @@ from opsgraph.errors import BadInput
 from opsgraph.evals.cases import dataset_files, default_dataset, load_cases
 from opsgraph.evals.progress import Progress
 from opsgraph.evals.report import build_report
-from opsgraph.evals.run import run_cases
+from opsgraph.evals.run import CaseResult, run_cases
 from opsgraph.evals.thresholds import load_thresholds
 
 
@@ -31,8 +32,12 @@ def checked_model(model: str | None) -> str:
 
 def run_suite(datasets: list[Path] | None = None, *, model: str | None = None,
               split: str = "all", concurrency: int = 2,
-              progress: TextIO | None = None) -> dict[str, Any]:
-    """Run the eval suite and return its report document (`opsgraph.evals.report`)."""
+              progress: TextIO | None = None, journal: Path | None = None) -> dict[str, Any]:
+    """Run the eval suite and return its report document (`opsgraph.evals.report`).
+
+    `journal`: each case's result is appended there (JSON lines) the moment it finishes, so
+    a long real-model run stopped halfway keeps what it measured.
+    """
     if concurrency < 1:
         raise BadInput("--concurrency: must be at least 1")
     spec = checked_model(model)
@@ -43,9 +48,21 @@ def run_suite(datasets: list[Path] | None = None, *, model: str | None = None,
     thresholds = load_thresholds()
     bar = Progress(len(cases), progress)
     started = time.perf_counter()
+    if journal is not None:
+        try:
+            journal.parent.mkdir(parents=True, exist_ok=True)
+            journal.write_text("", encoding="utf-8")
+        except OSError as exc:
+            raise BadInput(f"{journal}: --report: cannot write ({exc})") from None
+
+    def finished(result: CaseResult) -> None:
+        bar.advance(result.case.id, result.passed, result.run.seconds)
+        if journal is not None:
+            with journal.open("a", encoding="utf-8") as out:
+                out.write(json.dumps(result.to_json(), default=str, ensure_ascii=False) + "\n")
+
     try:
-        results = run_cases(cases, spec, concurrency=concurrency,
-                            on_case=lambda r: bar.advance(r.case.id, r.passed, r.run.seconds))
+        results = run_cases(cases, spec, concurrency=concurrency, on_case=finished)
     finally:
         bar.close()
     return build_report([r.to_json() for r in results], thresholds=thresholds, model=spec,
