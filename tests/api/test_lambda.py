@@ -47,9 +47,12 @@ def test_queue_records_ingest_email_and_report_failures_one_by_one(
         demo_db: object, script: object, monkeypatch: pytest.MonkeyPatch) -> None:
     plan = {"tasks": [{"id": "t1", "domain": "knowledge", "operation": "search",
                        "instruction": "Opening hours", "depends_on": []}]}
-    model = script({"plan": plan, "turns": {"t1": [{"content": "6am."}]},  # type: ignore[operator]
+    turns = [{"tool_calls": [{"name": "knowledge_search", "args": {"query": "opening hours"}}]},
+             {"content": "6am."}]  # an agent answers from what it read
+    model = script({"plan": plan, "turns": {"t1": turns},  # type: ignore[operator]
                     "synthesis": "We open at 6am."})
     monkeypatch.setenv("OPSGRAPH_MODEL", model)
+    monkeypatch.setenv("OPSGRAPH_LIGHT_MODEL", model)  # whichever tier the agent is on
     from opsgraph.settings import get_settings
 
     get_settings.cache_clear()
