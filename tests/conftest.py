@@ -35,7 +35,7 @@ def mongo_uri(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
     monkeypatch.setenv("OPSGRAPH_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("OPSGRAPH_TOKEN_SECRET", "test-secret")
+    monkeypatch.setenv("OPSGRAPH_TOKEN_SECRET", "test-secret-of-thirty-two-bytes!")
     monkeypatch.setenv("OPSGRAPH_MODEL", "scripted:/nonexistent/no-model-chosen.yaml")
     monkeypatch.setenv("OPSGRAPH_LIGHT_MODEL", "scripted:/nonexistent/no-model-chosen.yaml")
     monkeypatch.delenv("MONGODB_URI", raising=False)

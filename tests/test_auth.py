@@ -38,11 +38,11 @@ def test_a_rotated_secret_still_verifies_its_tokens_by_kid(
         monkeypatch: pytest.MonkeyPatch) -> None:
     who = Principal("demo", "alex", frozenset({Role.STAFF}))
     old = issue_token(who)
-    monkeypatch.setenv("OPSGRAPH_TOKEN_SECRET", "the-new-secret")
+    monkeypatch.setenv("OPSGRAPH_TOKEN_SECRET", "the-new-secret-of-thirty-two-byte")
     get_settings.cache_clear()
     with pytest.raises(Unauthorized, match="unknown key"):
         verify_token(old)
-    monkeypatch.setenv("OPSGRAPH_TOKEN_PREVIOUS_SECRETS", "test-secret")
+    monkeypatch.setenv("OPSGRAPH_TOKEN_PREVIOUS_SECRETS", "test-secret-of-thirty-two-bytes!")
     get_settings.cache_clear()
     assert verify_token(old) == who
     assert verify_token(issue_token(who)) == who

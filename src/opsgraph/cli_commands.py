@@ -325,7 +325,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
 def add_eval_command(sub: Any) -> None:
     """`opsgraph eval [--model SPEC] [--dataset PATH] [--split all|dev|heldout]
     [--report DIR] [--compare A.json B.json [--judge SPEC]] [--concurrency N] [--json]`."""
-    p = sub.add_parser("eval", help="the eval suite (docs/evals.md)")
+    p = sub.add_parser("eval", help="the eval suite: requests through the real graph, scored "
+                                    "on eight dimensions")
     p.add_argument("--model", default=None, metavar="SPEC",
                    help="the model every stage uses (default: OPSGRAPH_MODEL)")
     p.add_argument("--dataset", action="append", default=None, metavar="PATH",

@@ -64,7 +64,10 @@ def test_every_tool_is_offered_and_a_call_before_its_prerequisites_is_refused(
         calls(("members_get", {"member": "Emily Chen"})),
     ])
     messages: list[BaseMessage] = [HumanMessage("who is Emily Chen?")]
-    result = run_tool_loop(ask=ask, tools=tools, requires={"members_get": ["members_search"]},
+    # members_get's prerequisite takes a `name`, which a members_get call never has
+    requires = {"members_get": ["members_search"]}
+    tools = {**tools, "members_search": _needs_name(tools["members_search"])}
+    result = run_tool_loop(ask=ask, tools=tools, requires=requires,
                            messages=messages, max_rounds=5, agent="members.lookup")
     assert ask.offered[0] == ["members_search", "members_get", "members_update"]
     refused = next(m for m in messages if isinstance(m, ToolMessage))
@@ -74,6 +77,19 @@ def test_every_tool_is_offered_and_a_call_before_its_prerequisites_is_refused(
     assert [f["tool"] for f in result.findings] == ["members_search", "members_get"]
     assert "Emily Chen" in result.findings[1]["data"]
     assert [s.id for s in result.sources] == ["mem_demo_008"]
+
+
+def _needs_name(tool: Any) -> Any:
+    """`tool` as if its input required a field called `name` (no call determines it)."""
+    from dataclasses import replace
+
+    from pydantic import create_model
+
+    from opsgraph.operations.base import OpInput
+
+    named = create_model("NamedSearch", __base__=OpInput, name=(str, ...))
+    op = replace(tool.operation, input=named)
+    return replace(tool, operation=op)
 
 
 def test_a_query_agent_hands_its_reads_on_without_a_second_turn(tools: Any) -> None:
@@ -174,3 +190,34 @@ def test_knowledge_tools_are_left_out_while_the_knowledge_base_is_empty(demo_db:
     assert bind_agent_tools(ctx, ["knowledge.search"], Plan.PRO) == {}
     demo_db["knowledge"].insert_many(saved)
     assert "knowledge_search" in bind_agent_tools(ctx, ["knowledge.search"], Plan.PRO)
+
+
+def test_a_skipped_read_that_the_call_determines_is_made_first(tools: Any) -> None:
+    proposals: list[Any] = []
+
+    def on_proposal(proposal: Any) -> Decided:
+        proposals.append(proposal)
+        return Decided(False, "rejected", {"outcome": "rejected"})
+
+    ask = Scripted([calls(("members_update", {"member": "Emily Chen",
+                                              "changes": {"phone": "+44 7700 900555"}}))])
+    messages: list[BaseMessage] = [HumanMessage("x")]
+    result = run_tool_loop(ask=ask, tools=tools, requires={"members_update": ["members_get"]},
+                           messages=messages, max_rounds=5, agent="members.update",
+                           on_proposal=on_proposal)
+    # the get the model skipped is made for it with the update's own `member`, then the update
+    assert [(c["tool"], c["ok"]) for c in result.calls] == [("members_get", True),
+                                                             ("members_update", False)]
+    assert result.calls[0]["args"] == {"member": "Emily Chen"}
+    assert proposals[0].args["changes"] == {"phone": "+44 7700 900555"}
+    turn = next(m for m in messages if isinstance(m, AIMessage))
+    assert [c["name"] for c in turn.tool_calls] == ["members_get", "members_update"]
+
+
+def test_a_skipped_write_is_never_made_for_the_model(tools: Any) -> None:
+    ask = Scripted([calls(("members_get", {"member": "Emily Chen"})), AIMessage(content="?")])
+    messages: list[BaseMessage] = [HumanMessage("x")]
+    result = run_tool_loop(ask=ask, tools=tools, requires={"members_get": ["members_update"]},
+                           messages=messages, max_rounds=2, agent="members.lookup")
+    assert [c["tool"] for c in result.calls] == ["members_get"]  # a write is never made for it
+    assert "cannot run yet" in result.calls[0]["result"]

@@ -108,6 +108,10 @@ def test_cli_exit_codes_reports_and_compare(store_env: dict[str, str], tmp_path:
     assert set(data["dimensions"]["routing"]) >= {"score", "threshold", "passed"}
     assert [c["split"] for c in data["cases"]] == ["dev", "heldout"]
     assert (good_dir / "report.json").is_file() and (good_dir / "report.md").is_file()
+    # each case was journaled as it finished, so a run stopped halfway keeps its cases
+    journal = (good_dir / "cases.jsonl").read_text(encoding="utf-8").splitlines()
+    assert sorted(json.loads(line)["id"] for line in journal) == [
+        "members-update-phone", "members-update-phone-followup"]
     assert "[2/2]" in done.stderr  # progress lines (stderr is not a terminal here)
 
     done = opsgraph(store_env, "eval", "--model", scripted("wrong_domain_script.yaml"),

@@ -32,7 +32,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from opsgraph.engine.context import CapReached
 from opsgraph.operations.base import Source
 from opsgraph.tools.contract import BoundTool, Proposal, ToolOutcome
-from opsgraph.tools.prerequisites import frontier
+from opsgraph.tools.prerequisites import frontier, prerequisite_args
 
 AskModel = Callable[[list[BaseMessage], list[dict[str, Any]], bool], AIMessage]
 """(messages, tools offered, must the reply call a tool) → the model's reply."""
@@ -215,22 +215,59 @@ def run_tool_loop(*, ask: AskModel, tools: Mapping[str, BoundTool],
         ready = set(frontier(list(tools), requires, succeeded))
         all_ok, settled = _run_round(result, reply, tools, requires, succeeded, messages,
                                      on_proposal, run_round or dispatch)
-        opened = set(frontier(list(tools), requires, succeeded)) - ready
+        opened = set(frontier(list(tools), requires, succeeded)) - ready - succeeded
         if (all_ok and not acts and not opened) or settled:
             return result
+
+
+def _prerequisite_calls(calls: Sequence[dict[str, Any]], tools: Mapping[str, BoundTool],
+                        requires: Mapping[str, Sequence[str]],
+                        succeeded: set[str]) -> list[dict[str, Any]]:
+    """The reads a round's calls skipped that their own arguments fully determine, to be
+    made first (a model that calls `members_update` before `members_get` gets the get made
+    for it, rather than an error it may not recover from)."""
+    auto: list[dict[str, Any]] = []
+    called = {c.get("name") for c in calls}
+    for call in calls:
+        for needed in requires.get(str(call.get("name")), ()):
+            tool = tools.get(needed)
+            if (tool is None or tool.kind != "read" or needed in succeeded or needed in called
+                    or any(r not in succeeded for r in requires.get(needed, ()))):
+                continue
+            fields = {info.alias or name: info.is_required()
+                      for name, info in tool.operation.input.model_fields.items()}
+            args = prerequisite_args(fields, call.get("args") or {})
+            if args is not None:
+                called.add(needed)
+                auto.append({"name": needed, "args": args, "id": f"auto_{needed}",
+                             "type": "tool_call"})
+    return auto
 
 
 def _run_round(result: LoopResult, reply: AIMessage, tools: Mapping[str, BoundTool],
                requires: Mapping[str, Sequence[str]], succeeded: set[str],
                messages: list[BaseMessage], on_proposal: OnProposal | None,
                run: Dispatch) -> tuple[bool, bool]:
-    """Dispatch one round, record every call, answer each in the context.
+    """Dispatch one round — the skipped prerequisite reads its calls determine first —
+    record every call, answer each in the context.
 
     Returns (every call succeeded, a proposal was settled): a decided proposal — applied,
     rejected, expired — ends an action agent's work; only a revision asks for more.
     """
     calls: list[dict[str, Any]] = [dict(c) for c in reply.tool_calls]
-    outcomes = run(calls, tools, requires, succeeded)
+    auto = _prerequisite_calls(calls, tools, requires, succeeded)
+    if auto:  # the context shows them as calls of this turn, answered like any other
+        messages[-1] = AIMessage(content=reply.content, tool_calls=[*auto, *reply.tool_calls])
+        _record(result, auto, run(auto, tools, requires, succeeded), succeeded, messages, None)
+    return _record(result, calls, run(calls, tools, requires, succeeded), succeeded, messages,
+                   on_proposal)
+
+
+def _record(result: LoopResult, calls: list[dict[str, Any]], outcomes: list[ToolOutcome],
+            succeeded: set[str], messages: list[BaseMessage],
+            on_proposal: OnProposal | None) -> tuple[bool, bool]:
+    """Keep each call's outcome (a proposal goes to `on_proposal`), answer it in the
+    context; (all succeeded, a proposal was settled)."""
     all_ok = True
     settled = False
     for call, outcome in zip(calls, outcomes, strict=True):
