@@ -33,6 +33,8 @@ def resolve(db: Database[Document], collection: str, value: str, tenant: str = "
     ("members", "smithson", "mem_demo_003"),
     ("resources", "court 1", "res_demo_court1"),
     ("resources", "Court1", "res_demo_court1"),
+    ("resources", "court_1", "res_demo_court1"),  # a model's identifier-style name
+    ("members", "emily_chen", "mem_demo_008"),
     ("resources", "SQ", "res_demo_squash"),
     ("staff", "daniel kim", "stf_demo_02"),
     ("events", "Junior Tennis Clinic", "evt_demo_04"),

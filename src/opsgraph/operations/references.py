@@ -105,12 +105,17 @@ class _Audience:
         return [candidate(self.lookup, d, details) for d in docs if self.may_see(d)]
 
 
+def _plain(text: str) -> str:
+    """Normalised, with `_` read as a space: models write names as `emily_chen`."""
+    return normalise(text.replace("_", " "))
+
+
 def _matches(lookup: Lookup, docs: list[Document], value: str) -> list[Document]:
-    wanted = normalise(value)
+    wanted = _plain(value)
     squashed = wanted.replace(" ", "")
 
     def same(text: Any) -> bool:
-        norm = normalise(str(text))
+        norm = _plain(str(text))
         return norm == wanted or norm.replace(" ", "") == squashed
 
     exact = [d for d in docs if any(same(d[f]) for f in (*lookup.names, *lookup.keys)
