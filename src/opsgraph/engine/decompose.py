@@ -45,6 +45,11 @@ List the tasks needed to do what the person asks, at most {MAX_TASKS}.
 - Read verbs (get, list, search, check, report) look things up. Write verbs (create,
   update, cancel, assign, send, issue, refund, register) propose a change for a manager to
   approve: use one only when the person asks for that change. A question is never a write.
+- Verbs: get = one record's details; list = the records that match; search = find by
+  name or words; check = whether something is free, open, valid or due; report = figures
+  over a period; create = something new (a booking, a fault report, a member); update =
+  change a record; cancel = call off or end; assign = give a shift to someone; send = an
+  email or message; issue = an invoice; refund = money back; register = a place at an event.
 - instruction: one sentence an agent can act on alone; repeat every name, date, time and
   amount from the request.
 - depends_on: numbers of the earlier tasks whose results this task needs; usually [].
