@@ -32,12 +32,12 @@ class Scripted:
     def __init__(self, replies: list[AIMessage]) -> None:
         self.replies = replies
         self.offered: list[list[str]] = []
-        self.must_call: list[bool] = []
+        self.choice: list[str | None] = []
 
     def __call__(self, messages: list[BaseMessage], tools: list[dict[str, Any]],
-                 must_call: bool) -> AIMessage:
+                 choice: str | None) -> AIMessage:
         self.offered.append([t["name"] for t in tools])
-        self.must_call.append(must_call)
+        self.choice.append(choice)
         return self.replies[len(self.offered) - 1]
 
 
@@ -73,7 +73,7 @@ def test_every_tool_is_offered_and_a_call_before_its_prerequisites_is_refused(
     refused = next(m for m in messages if isinstance(m, ToolMessage))
     assert "cannot run yet: first call members_search successfully" in str(refused.content)
     # a query agent stops once a round of calls all succeeded and opened no next step
-    assert len(ask.offered) == 3 and ask.must_call == [False] * 3
+    assert len(ask.offered) == 3 and ask.choice == [None] * 3
     assert [f["tool"] for f in result.findings] == ["members_search", "members_get"]
     assert "Emily Chen" in result.findings[1]["data"]
     assert [s.id for s in result.sources] == ["mem_demo_008"]
@@ -126,7 +126,7 @@ def test_an_action_agent_must_call_a_tool_and_is_asked_once_to_propose(tools: An
     result = run_tool_loop(ask=ask, tools=tools, requires={}, messages=[HumanMessage("x")],
                            max_rounds=5, agent="members.update",
                            on_proposal=lambda p: Decided(False, "no", {"outcome": "rejected"}))
-    assert ask.must_call == [True, False]  # the first turn must call; the nudge may not
+    assert ask.choice == ["any", None]  # the first turn must call; the nudge may not
     assert result.content == "Which member do you mean?" and not result.proposed
 
 
@@ -221,3 +221,28 @@ def test_a_skipped_write_is_never_made_for_the_model(tools: Any) -> None:
                            messages=messages, max_rounds=2, agent="members.lookup")
     assert [c["tool"] for c in result.calls] == ["members_get"]  # a write is never made for it
     assert "cannot run yet" in result.calls[0]["result"]
+
+
+def test_an_action_agents_first_turn_is_held_to_its_tasks_write_tool(tools: Any) -> None:
+    ask = Scripted([calls(("members_update", {"member": "Emily Chen",
+                                              "changes": {"phone": "+44 7700 900555"}}))])
+    run_tool_loop(ask=ask, tools=tools, requires={}, messages=[HumanMessage("x")],
+                  max_rounds=5, agent="members.update", first_call="members_update",
+                  on_proposal=lambda p: Decided(False, "no", {"outcome": "rejected"}))
+    assert ask.choice == ["members_update"]
+
+
+@pytest.mark.parametrize(("agent", "domain", "verb", "expected"), [
+    ("members.update", "members", "update", "members_update"),
+    ("bookings.create", "bookings", "create", "bookings_create"),
+    ("bookings.reschedule", "bookings", "update", None),  # two writes, neither the verb
+    ("members.lookup", "members", "get", None),  # a query agent has no write tool
+])
+def test_the_write_tool_a_task_asks_for(demo_db: Any, agent: str, domain: str, verb: str,
+                                        expected: str | None) -> None:
+    from opsgraph.engine.agent_run import task_write_tool
+    from opsgraph.registry.loader import get_registry
+
+    ctx = Context(TenantScope(demo_db, "demo"), person("manager"))
+    bound = bind_agent_tools(ctx, get_registry().get(agent).tools, Plan.PRO)
+    assert task_write_tool(bound, {"domain": domain, "operation": verb}) == expected

@@ -14,7 +14,7 @@ from opsgraph.engine.context import RunContext
 from opsgraph.engine.tool_loop import AskModel, Decided, LoopResult, OnProposal, run_tool_loop
 from opsgraph.operations.base import Context
 from opsgraph.tools.binding import bind_agent_tools
-from opsgraph.tools.contract import DATA_NOTICE, Proposal
+from opsgraph.tools.contract import DATA_NOTICE, BoundTool, Proposal
 
 
 def task_brief(ctx: RunContext, task: dict[str, Any],
@@ -86,12 +86,12 @@ def proposal_handler(ctx: RunContext, agent: str, task_id: str) -> OnProposal:
 
 def _asker(ctx: RunContext, spec: str, task_id: str, checkpointed: bool) -> AskModel:
     def ask(messages: list[BaseMessage], tools: list[dict[str, Any]],
-            must_call: bool) -> AIMessage:
+            choice: str | None) -> AIMessage:
         if checkpointed:
             return model_calls.model_turn(spec, list(messages), tools, "task", task_id,
-                                          must_call).result()
+                                          choice).result()
         return model_calls.invoke(ctx, spec, messages, tools, stage="task", task_id=task_id,
-                                  must_call=must_call)
+                                  choice=choice)
 
     return ask
 
@@ -116,4 +116,17 @@ def run_agent(ctx: RunContext, agent: Any, task: dict[str, Any],
         ask=_asker(ctx, spec, task["id"], checkpointed=acts), tools=tools, requires=requires,
         messages=messages, max_rounds=agent.round_limit, agent=agent.name,
         on_proposal=proposal_handler(ctx, agent.name, task["id"]) if acts else None,
-        run_round=model_calls.replayable_round if acts else None)
+        run_round=model_calls.replayable_round if acts else None,
+        first_call=task_write_tool(tools, task) if acts else None)
+
+
+def task_write_tool(tools: dict[str, BoundTool], task: dict[str, Any]) -> str | None:
+    """The one write tool that does what the task asks (its domain and verb), if there is
+    exactly one: an action agent's first turn is held to calling it."""
+    found = [name for name, tool in tools.items() if tool.kind == "preview"
+             and tool.operation.domain == task.get("domain")
+             and tool.operation.verb == task.get("operation")]
+    if len(found) != 1:  # no exact match: the verb may be served by a differently named op
+        writes = [name for name, tool in tools.items() if tool.kind == "preview"]
+        found = writes if len(writes) == 1 else []
+    return found[0] if found else None

@@ -23,25 +23,25 @@ def _metadata(stage: str, task_id: str | None) -> dict[str, Any]:
     return {"opsgraph_stage": stage, "task_id": task_id}
 
 
-def _bound(spec: str, tools: list[dict[str, Any]], must_call: bool) -> Any:
+def _bound(spec: str, tools: list[dict[str, Any]], choice: str | None) -> Any:
     from opsgraph.models.factory import get_chat_model
     from opsgraph.models.prompt_cache import bind_tools_cached
 
     model = get_chat_model(spec)
     if not tools:
         return model
-    return bind_tools_cached(model, tools, tool_choice="any" if must_call else None)
+    return bind_tools_cached(model, tools, tool_choice=choice)
 
 
 def invoke(ctx: RunContext, spec: str, messages: list[BaseMessage], tools: list[dict[str, Any]],
-           *, stage: str, task_id: str | None = None, must_call: bool = False) -> AIMessage:
-    """One model call with tools offered (`must_call`: the reply must call one); counted,
-    limited and tagged."""
+           *, stage: str, task_id: str | None = None, choice: str | None = None) -> AIMessage:
+    """One model call with tools offered; `choice` "any" (the reply must call a tool) or a
+    tool's name (it must call that one); counted, limited and tagged."""
     from opsgraph.models.limits import model_call_slot
     from opsgraph.models.usage import usage_of
 
     ctx.usage.spend_call(ctx.call_budget, f"{stage} {task_id or ''}".strip())
-    model = _bound(spec, tools, must_call)
+    model = _bound(spec, tools, choice)
     with model_call_slot():
         reply = model.invoke(messages, config={"metadata": _metadata(stage, task_id)})
     if not isinstance(reply, AIMessage):
@@ -109,10 +109,10 @@ def replayable_round(calls: Sequence[dict[str, Any]], tools: Mapping[str, BoundT
 
 @task
 def model_turn(spec: str, messages: list[BaseMessage], tools: list[dict[str, Any]],
-               stage: str, task_id: str, must_call: bool = False) -> AIMessage:
+               stage: str, task_id: str, choice: str | None = None) -> AIMessage:
     """A checkpointed model turn (writer tasks): replayed, not re-asked, on resume."""
     from langgraph.runtime import get_runtime
 
     ctx = get_runtime(RunContext).context
     return invoke(ctx, spec, messages, tools, stage=stage, task_id=task_id,
-                  must_call=must_call)
+                  choice=choice)

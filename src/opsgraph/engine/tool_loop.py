@@ -11,8 +11,11 @@ Two kinds of agent, two stop rules:
   waited for them (its spec's next step, e.g. a get after a search): what the tools
   returned goes to the synthesiser as it is, with no second model turn (a failed call gets
   another round, up to `max_rounds`);
-- an action agent must call a tool in its first turn, and one that answers without having
-  proposed anything is asked once more to propose; it stops after `max_rounds` loops.
+- an action agent must call a tool in its first turn — the write tool that does what the
+  task asks, when there is one (a grammar-constrained server then writes a well-formed call,
+  and the reads it needs are made first when its arguments determine them) — and one that
+  answers without having proposed anything is asked once more to propose; it stops after
+  a decided proposal or `max_rounds` loops.
 A call written as text instead of a tool call is read as the call it spells out. After the
 last allowed round the model is asked once more without tools; a model that still asks for
 tools has run away and the loop stops with `CapReached`.
@@ -34,8 +37,9 @@ from opsgraph.operations.base import Source
 from opsgraph.tools.contract import BoundTool, Proposal, ToolOutcome
 from opsgraph.tools.prerequisites import frontier, prerequisite_args
 
-AskModel = Callable[[list[BaseMessage], list[dict[str, Any]], bool], AIMessage]
-"""(messages, tools offered, must the reply call a tool) → the model's reply."""
+AskModel = Callable[[list[BaseMessage], list[dict[str, Any]], str | None], AIMessage]
+"""(messages, tools offered, tool choice) → the model's reply. The choice is None (the
+model decides), "any" (it must call a tool) or a tool's name (it must call that one)."""
 Dispatch = Callable[[Sequence[dict[str, Any]], Mapping[str, BoundTool],
                      Mapping[str, Sequence[str]], set[str]], list[ToolOutcome]]
 """Runs one round of tool calls; action agents pass a checkpointed one."""
@@ -186,7 +190,8 @@ def _read_as_calls(reply: AIMessage, names: Sequence[str]) -> AIMessage:
 def run_tool_loop(*, ask: AskModel, tools: Mapping[str, BoundTool],
                   requires: Mapping[str, Sequence[str]], messages: list[BaseMessage],
                   max_rounds: int, agent: str, on_proposal: OnProposal | None = None,
-                  run_round: Dispatch | None = None) -> LoopResult:
+                  run_round: Dispatch | None = None, first_call: str | None = None
+                  ) -> LoopResult:
     """Run the model ↔ tools loop until the model answers without tool calls (or, for a
     query agent, until a round of calls all succeeded). `on_proposal` marks an action
     agent."""
@@ -198,7 +203,8 @@ def run_tool_loop(*, ask: AskModel, tools: Mapping[str, BoundTool],
         open_ = result.rounds < max_rounds
         offered = list(tools) if open_ else []
         must_call = acts and open_ and result.rounds == 0 and not nudged
-        reply = ask(messages, [tools[name].schema() for name in offered], must_call)
+        choice = (first_call if first_call in offered else "any") if must_call else None
+        reply = ask(messages, [tools[name].schema() for name in offered], choice)
         reply = _read_as_calls(reply, offered)
         messages.append(reply)
         if not reply.tool_calls:
