@@ -91,20 +91,27 @@ class BoundTool:
 @functools.lru_cache(maxsize=256)
 def _schema(op_id: str, kind: ToolKind, input_model: type[Any], description: str
             ) -> dict[str, Any]:
-    params = _untitled(input_model.model_json_schema())
+    params = _for_model(input_model.model_json_schema())
     if kind == "preview":
         description += " Proposes a change for a manager to approve; it is not applied yet."
     return {"name": op_id.replace(".", "_"), "description": description, "parameters": params}
 
 
-def _untitled(schema: Any) -> Any:
-    """`schema` less pydantic's `title` keys: they repeat the field names, and every token
-    of a tool block is prompt time on a small model."""
+LONGEST_BOUND = 1000
+"""A `maxLength` above this is left out of what a model sees (the guard still enforces it):
+a grammar-constrained server compiles `{1,20000}` into a grammar that overflows its stack
+(seen: llama.cpp, a named tool choice of `communications_send_email`)."""
+
+
+def _for_model(schema: Any) -> Any:
+    """`schema` less pydantic's `title` keys (they repeat the field names, and every token of
+    a tool block is prompt time on a small model) and less very long length bounds."""
     if isinstance(schema, dict):
-        return {k: _untitled(v) for k, v in schema.items()
-                if not (k == "title" and isinstance(v, str))}
+        return {k: _for_model(v) for k, v in schema.items()
+                if not (k == "title" and isinstance(v, str))
+                and not (k == "maxLength" and isinstance(v, int) and v > LONGEST_BOUND)}
     if isinstance(schema, list):
-        return [_untitled(v) for v in schema]
+        return [_for_model(v) for v in schema]
     return schema
 
 
