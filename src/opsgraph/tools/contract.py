@@ -98,17 +98,19 @@ def _schema(op_id: str, kind: ToolKind, input_model: type[Any], description: str
 
 
 LONGEST_BOUND = 1000
-"""A `maxLength` above this is left out of what a model sees (the guard still enforces it):
-a grammar-constrained server compiles `{1,20000}` into a grammar that overflows its stack
-(seen: llama.cpp, a named tool choice of `communications_send_email`)."""
+"""A `maxLength` above this is left out of what a model sees, and so is every `pattern`
+(the guard still enforces both): a grammar-constrained server compiles them into its
+grammar, and llama.cpp overflowed its stack on `{1,20000}` and crashed on the e-mail
+pattern's `[^@\\s]` (named tool choices of `communications_send_email` and
+`members_update`)."""
 
 
 def _for_model(schema: Any) -> Any:
     """`schema` less pydantic's `title` keys (they repeat the field names, and every token of
-    a tool block is prompt time on a small model) and less very long length bounds."""
+    a tool block is prompt time on a small model), patterns and very long length bounds."""
     if isinstance(schema, dict):
         return {k: _for_model(v) for k, v in schema.items()
-                if not (k == "title" and isinstance(v, str))
+                if not (k in ("title", "pattern") and isinstance(v, str))
                 and not (k == "maxLength" and isinstance(v, int) and v > LONGEST_BOUND)}
     if isinstance(schema, list):
         return [_for_model(v) for v in schema]
