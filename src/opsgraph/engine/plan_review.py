@@ -5,7 +5,8 @@ add a write nobody asked for (a membership cancellation on a parking question). 
 checks are deterministic and cheap, and each correction is kept as a note on the plan:
 
 - a write task stays only when the request asks for a change (`asks_for_change`);
-- tasks with the same capability are merged into one;
+- a task repeated (same capability, same words) is kept once; two asks of one capability
+  ("find Jane", "find Tom") stay two tasks, run in parallel;
 - a read task in the domain of a write task whose agent has that domain's lookup tools is
   dropped: the writer looks the record up itself (unless the caller cannot write at all).
 """
@@ -46,12 +47,11 @@ def review_plan(plan: TaskPlan, request: str, *, can_write: bool = True) -> Task
                          "(the request asks for no change)")
             tasks = _without(tasks, task)
     for task in list(tasks):
-        twin = next((t for t in tasks if t is not task and t.domain == task.domain
-                     and t.operation == task.operation and tasks.index(t) < tasks.index(task)),
-                    None)
+        twin = next((t for t in tasks[:tasks.index(task)] if t.domain == task.domain
+                     and t.operation == task.operation
+                     and _words(t.instruction) == _words(task.instruction)), None)
         if twin is not None:
-            notes.append(f"{task.id}: merged into {twin.id} (same capability)")
-            twin.instruction = f"{twin.instruction} {task.instruction}".strip()
+            notes.append(f"{task.id}: dropped (the same task as {twin.id})")
             tasks = _without(tasks, task, into=twin.id)
     for task in list(tasks) if can_write else []:
         if task.writes or task not in tasks:
@@ -64,6 +64,10 @@ def review_plan(plan: TaskPlan, request: str, *, can_write: bool = True) -> Task
             notes.append(f"{task.id}: dropped (the {writer.id} agent looks it up itself)")
             tasks = _without(tasks, task)
     return TaskPlan(tasks=tasks, notes=notes)
+
+
+def _words(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.lower()))
 
 
 def _without(tasks: list[PlannedTask], gone: PlannedTask,
