@@ -1,4 +1,4 @@
-"""`opsgraph`: the command line (the contract is INTERFACES.md). `--json` prints
+"""`opsgraph`: the command line (the reference is docs/reference.md). `--json` prints
 machine-readable output to stdout; errors go to stderr with a non-zero exit (2 for bad
 input). A reader that stops early (`opsgraph agents list | head`) ends it quietly."""
 

@@ -35,7 +35,7 @@ class OpsgraphError(Exception):
         self.detail = detail
 
     def to_json(self) -> dict[str, Any]:
-        """The `{"error": {"code", "message"}}` body of INTERFACES.md."""
+        """The `{"error": {"code", "message"}}` body every client sees (docs/reference.md)."""
         body: dict[str, Any] = {"code": self.code, "message": self.message}
         if self.detail:
             body["detail"] = self.detail

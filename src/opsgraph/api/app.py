@@ -1,4 +1,4 @@
-"""The ASGI app: routes of INTERFACES.md, JSON errors, SSE runs.
+"""The ASGI app: the routes of docs/reference.md, JSON errors, SSE runs.
 
 Importing this module stays light: `/health`, keep-warm and the event router never import
 the graph or a model provider; routes that need them import on first use.

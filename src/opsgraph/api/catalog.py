@@ -10,7 +10,7 @@ from opsgraph.store.scope import TenantScope
 
 
 def agent_row(agent: Any) -> dict[str, Any]:
-    """The INTERFACES.md shape of one agent."""
+    """One agent as clients see it (docs/reference.md)."""
     return {"name": agent.name, "domain": agent.domain, "kind": agent.kind,
             "operations": list(agent.operations), "read_only": agent.read_only,
             "roles": list(agent.roles), "entitlement": agent.entitlement,

@@ -1,4 +1,4 @@
-"""Limits of the HTTP surface (INTERFACES.md): request bodies over 1 MiB are 413; a
+"""Limits of the HTTP surface (docs/reference.md): request bodies over 1 MiB are 413; a
 `message` over 8,000 characters is 400 before any model call; runs in flight per tenant and
 per user, and a tenant's model calls per UTC day, are 429 with `Retry-After`.
 

@@ -83,7 +83,7 @@ class PendingChange(BaseModel):
         return body
 
     def card(self) -> dict[str, Any]:
-        """The card of the `approval_required` event (INTERFACES.md)."""
+        """The card of the `approval_required` event (docs/reference.md)."""
         return {
             "change_id": self.change_id,
             "operation": self.operation,

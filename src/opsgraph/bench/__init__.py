@@ -1,7 +1,7 @@
 """The performance benchmark (`opsgraph bench [--json]`): ratios measured side by side.
 
 Scripted models of fixed latency drive the real graph on an embedded in-memory store; each
-row compares a measurement with the DESIGN.md target it is held to. Cases: (1) 8
+row compares a measurement with the target it is held to. Cases: (1) 8
 independent tasks and (2) a skewed DAG, end to end ÷ critical path; (3) harness CPU at 0 ms
 ÷ a plain-asyncio floor, with a profile of what dominates; (4) the same request through
 `langgraph-supervisor`; (5) checkpoint commits; (6) a burst of concurrent requests;

@@ -1,7 +1,7 @@
 """The scripted requests the bench runs, and the reference times they are judged against.
 
 Every task uses a read-only query agent (members search: `members.lookup`) so no approval
-pause is involved. A script is the INTERFACES.md scripted-model format; the critical path
+pause is involved. A script is the scripted-model format (docs/reference.md); the critical path
 and the floors are computed from the same dict the model answers from.
 """
 

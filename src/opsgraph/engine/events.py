@@ -1,4 +1,4 @@
-"""Run events (INTERFACES.md): one shape for SSE and for `--json` lines."""
+"""Run events (docs/reference.md): one shape for SSE and for `--json` lines."""
 
 from __future__ import annotations
 

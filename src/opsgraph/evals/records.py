@@ -1,6 +1,6 @@
 """A run as the evaluators read it: its events parsed into plain records.
 
-`parse_events` reads the events of INTERFACES.md (Event objects or `{event, data}` dicts)
+`parse_events` reads the run events (docs/reference.md) (Event objects or `{event, data}` dicts)
 and keeps only what scoring needs; unknown events and extra fields are ignored, so the
 engine may add to them. `RunFacts` holds what the runner looked up in the store beside the
 events (names of records, the caller's own contacts); evaluators never touch the store.

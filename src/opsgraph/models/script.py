@@ -1,6 +1,6 @@
 """The scripted-model file: what each stage of a run answers.
 
-The format is INTERFACES.md, "Scripted model files".
+The format is in docs/reference.md, "Scripted model files".
 
 A file is YAML or JSON, validated with pydantic (`extra="forbid"`), and parsed once per
 path: the cache key is the resolved path with its mtime and size, so an edited file is read

@@ -121,7 +121,7 @@ class ScriptedChatModel(BaseChatModel):
     """A chat model that answers from a scripted file, by stage and task (no state)."""
 
     path: str
-    """The YAML or JSON script (INTERFACES.md, "Scripted model files")."""
+    """The YAML or JSON script (docs/reference.md, "Scripted model files")."""
 
     @property
     def _llm_type(self) -> str:
