@@ -7,7 +7,8 @@ at the first read with the variable named (a misconfiguration is not a caller's 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -151,3 +152,18 @@ def load_settings() -> Settings:
 def get_settings() -> Settings:
     """The process-wide settings, read once."""
     return load_settings()
+
+
+@contextmanager
+def environment_variable(name: str, value: str) -> Iterator[None]:
+    """`name=value` in this process for the block, as it was afterwards (the eval's scratch
+    database, the bench's model-call cap). Callers re-read settings on both sides."""
+    saved = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = saved

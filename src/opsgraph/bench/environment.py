@@ -115,17 +115,13 @@ def reset_process_state() -> None:
 def model_concurrency(slots: int) -> Iterator[None]:
     """Run the block with `OPSGRAPH_MODEL_CONCURRENCY=slots` (no call may be in flight)."""
     from opsgraph.models.limits import reset_model_call_slots
+    from opsgraph.settings import environment_variable
 
-    saved = os.environ.get(CONCURRENCY_ENV)
-    os.environ[CONCURRENCY_ENV] = str(slots)
-    reset_model_call_slots()
     try:
-        yield
+        with environment_variable(CONCURRENCY_ENV, str(slots)):
+            reset_model_call_slots()
+            yield
     finally:
-        if saved is None:
-            os.environ.pop(CONCURRENCY_ENV, None)
-        else:
-            os.environ[CONCURRENCY_ENV] = saved
         reset_model_call_slots()
 
 

@@ -21,6 +21,7 @@ from langgraph.types import Interrupt
 
 from opsgraph.engine.context import CapReached, RunContext
 from opsgraph.engine.plan import PlannedTask, TaskPlan, topological
+from opsgraph.engine.synthesise import collect_sources, status_lines
 from opsgraph.errors import RunAborted
 from opsgraph.gates import decide
 from opsgraph.principal import WRITE_VERBS
@@ -136,8 +137,6 @@ def pause_answer(results: dict[str, dict[str, Any]],
                  interrupts: list[Interrupt]) -> dict[str, Any]:
     """What a paused run tells the person who asked, written by code: each card waiting,
     with its id, and every task that ended without doing its job."""
-    from opsgraph.engine.synthesise import collect_sources, status_lines
-
     cards = [i.value["card"] for i in interrupts
              if isinstance(i.value, dict) and "card" in i.value]
     lines = [f"Waiting for approval: {c['summary']} (card {c['change_id']})." for c in cards]

@@ -7,7 +7,6 @@ same server (`<database>_eval_<random>`), then drops it and points back.
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -31,24 +30,19 @@ def _forget_process_state() -> None:
 def scratch_database() -> Iterator[Database[dict[str, Any]]]:
     """Point the process at a new, seeded database; drop it and point back afterwards."""
     from opsgraph.bootstrap import prepare_store
-    from opsgraph.settings import get_settings
+    from opsgraph.settings import environment_variable, get_settings
     from opsgraph.store.client import get_client, get_db
     from opsgraph.store.seed import seed_all
 
-    saved = os.environ.get(ENV)
     name = f"{get_settings().database[:30]}_eval_{uuid.uuid4().hex[:10]}"
-    os.environ[ENV] = name
-    _forget_process_state()
     try:
-        db = prepare_store(get_db())
-        seed_all(db)
-        yield db
-    finally:
-        try:
-            get_client().drop_database(name)
-        finally:
-            if saved is None:
-                os.environ.pop(ENV, None)
-            else:
-                os.environ[ENV] = saved
+        with environment_variable(ENV, name):
             _forget_process_state()
+            try:
+                db = prepare_store(get_db())
+                seed_all(db)
+                yield db
+            finally:
+                get_client().drop_database(name)
+    finally:
+        _forget_process_state()
