@@ -55,10 +55,14 @@ def test_history_is_seen_only_from_the_changes_tenant(
     assert history(TenantScope(store, "acme"), change.change_id) == []
 
 
-def test_record_transition_looks_up_the_operation_when_not_given(
+def test_an_extra_transition_is_a_row_of_the_same_shape(
         scope: TenantScope, propose: Propose) -> None:
     change = propose()
     record_transition(scope, change.change_id, "pending", "pending", "ops-bot", "th-1",
-                      detail={"note": "reminder sent"}, now=T0 + timedelta(minutes=9))
+                      detail={"note": "reminder sent"}, operation=change.operation,
+                      now=T0 + timedelta(minutes=9))
     row = history(scope, change.change_id)[-1]
-    assert row["operation"] == "members.update" and row["detail"] == {"note": "reminder sent"}
+    assert row == {"tenant_id": "demo", "change_id": change.change_id,
+                   "operation": "members.update", "from": "pending", "to": "pending",
+                   "actor": "ops-bot", "thread_id": "th-1", "at": T0 + timedelta(minutes=9),
+                   "detail": {"note": "reminder sent"}}

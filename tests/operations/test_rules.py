@@ -255,7 +255,7 @@ def test_status_and_membership_changes_need_a_manager(seeded: Database[Document]
     assert out["new"] == changes
     assert {k: out["result"]["member"][k] for k in changes} == changes
     contact = call(seeded, Role.STAFF, "members.update",
-                   {"member": "Jane Smithson", "changes": {"phone": "+44 1"}})
+                   {"member": "Jane Smithson", "changes": {"phone": "+44 7700 900234"}})
     assert contact["old"] == {"phone": "+44 7700 900233"}
 
 

@@ -15,7 +15,7 @@ from pymongo.database import Database
 
 from opsgraph.approvals.pending import record_pending
 from opsgraph.operations.base import Context
-from opsgraph.operations.direct import plan_of
+from opsgraph.operations.invoke import plan_of
 from opsgraph.principal import Principal, Role
 from opsgraph.registry.matrix import route
 from opsgraph.registry.registry import Registry

@@ -6,7 +6,6 @@ approved, applies it once through `apply_change`; whoever wins the resume claim 
 the run and calls `mark_resumed`. Every transition lands in the audit trail.
 """
 
-from opsgraph.approvals.audit import history, record_transition
 from opsgraph.approvals.decisions import Decided, Decision, Outcome, apply_change, decide
 from opsgraph.approvals.expiry import expire_due
 from opsgraph.approvals.indexes import ensure_indexes
@@ -21,6 +20,7 @@ from opsgraph.approvals.pending import (
     record_pending,
 )
 from opsgraph.approvals.resume import claim_resume, mark_resumed
+from opsgraph.audit import history, record_transition
 
 __all__ = [
     "FINAL",

@@ -21,15 +21,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, get_args
 
-from opsgraph.approvals.audit import record_transition
 from opsgraph.approvals.edits import Edit, operation_of, validate_edit
 from opsgraph.approvals.expiry import expire_change
 from opsgraph.approvals.pending import COLLECTION, PendingChange, get_change, lease_end, utcnow
 from opsgraph.approvals.resume import claim_resume, mark_resumed
+from opsgraph.audit import record_transition
 from opsgraph.errors import BadInput, Conflict, Forbidden, Gone, OpsgraphError
 from opsgraph.faults import crash_point
 from opsgraph.operations.base import Context
-from opsgraph.operations.direct import validate_args
+from opsgraph.operations.invoke import validate_args
 from opsgraph.principal import Principal
 from opsgraph.store.scope import Document, TenantScope
 

@@ -11,8 +11,8 @@ from typing import Any
 
 from pymongo.database import Database
 
-from opsgraph.approvals.audit import record_transition
 from opsgraph.approvals.pending import COLLECTION, PendingChange, utcnow
+from opsgraph.audit import record_transition
 from opsgraph.store.scope import Document, TenantScope
 
 SWEEP_ACTOR = "system:expiry"

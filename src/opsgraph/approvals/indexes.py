@@ -5,7 +5,8 @@ from __future__ import annotations
 from pymongo import ASCENDING, DESCENDING, IndexModel
 from pymongo.database import Database
 
-from opsgraph.approvals import audit, pending
+from opsgraph import audit
+from opsgraph.approvals import pending
 from opsgraph.store.scope import Document
 
 PENDING_INDEXES = (

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import secrets
 import time
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
@@ -18,9 +17,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pymongo.errors import DuplicateKeyError
 
-from opsgraph.approvals.audit import record_transition
+from opsgraph.audit import record_transition
 from opsgraph.errors import BadInput, Conflict, NotFound
 from opsgraph.operations.base import Preview
+from opsgraph.operations.invoke import new_change_id
 from opsgraph.operations.records import to_json
 from opsgraph.principal import Principal
 from opsgraph.settings import get_settings
@@ -109,11 +109,6 @@ def lease_seconds() -> float:
 def lease_end(now: datetime) -> datetime:
     """The end of an apply or resume claim taken at `now`."""
     return now + timedelta(seconds=lease_seconds())
-
-
-def new_change_id() -> str:
-    """A fresh change id: `chg_` and 16 hex digits."""
-    return "chg_" + secrets.token_hex(8)
 
 
 def canonical_json(value: Any) -> str:

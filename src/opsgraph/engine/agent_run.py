@@ -12,6 +12,7 @@ from langgraph.types import interrupt
 from opsgraph.engine import model_calls
 from opsgraph.engine.context import RunContext
 from opsgraph.engine.tool_loop import AskModel, Decided, LoopResult, OnProposal, run_tool_loop
+from opsgraph.faults import crash_point
 from opsgraph.operations.base import Context
 from opsgraph.tools.binding import bind_agent_tools
 from opsgraph.tools.contract import DATA_NOTICE, BoundTool, Proposal
@@ -71,6 +72,7 @@ def proposal_handler(ctx: RunContext, agent: str, task_id: str) -> OnProposal:
             ctx.scope, thread_id=ctx.thread_id, task_id=task_id, agent=agent,
             operation=proposal.operation, args=proposal.args, preview=proposal.preview,
             proposed_by=ctx.principal.user_id, attempt=next(attempts))
+        crash_point("after_propose")
         decision = interrupt({"change_id": change.change_id, "task_id": task_id,
                               "card": change.card()})
         applied, message = decision_message(decision)

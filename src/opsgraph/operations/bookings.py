@@ -21,6 +21,7 @@ from opsgraph.operations.access import (
     require_self,
 )
 from opsgraph.operations.base import Context, Day, Operation, OpInput, Preview, Result
+from opsgraph.operations.fields import Moment, Reference
 from opsgraph.operations.records import (
     Document,
     as_utc,
@@ -40,25 +41,26 @@ _LIST_LIMIT = 100
 
 
 class Availability(OpInput):
-    resource: str = Field(min_length=1, description="The resource: id or name (\"Court 1\").")
+    resource: Reference = Field(description="The resource: id or name (\"Court 1\").")
     date: Day = Field(description="The day to check, YYYY-MM-DD.")
 
 
 class BookingList(OpInput):
-    member: str | None = Field(None, description="Only this member's bookings: id, name or email.")
+    member: Reference | None = Field(None, description="Only this member's bookings: id, name "
+                                                       "or email.")
     date: Day | None = Field(None, description="Only bookings on this day, YYYY-MM-DD; "
                                                 "default: the next 14 days.")
 
 
 class BookingNew(OpInput):
-    member: str = Field(min_length=1, description="Who the booking is for: id, name or email.")
-    resource: str = Field(min_length=1, description="What to book: id or name (\"Court 1\").")
-    start: datetime = Field(description="Start, ISO 8601 (no offset means UTC).")
-    end: datetime = Field(description="End, ISO 8601, after start and on the same day.")
+    member: Reference = Field(description="Who the booking is for: id, name or email.")
+    resource: Reference = Field(description="What to book: id or name (\"Court 1\").")
+    start: Moment = Field(description="Start, ISO 8601 (no offset means UTC).")
+    end: Moment = Field(description="End, ISO 8601, after start and on the same day.")
 
 
 class BookingCancel(OpInput):
-    booking: str = Field(min_length=1, description="The booking id (see bookings.list).")
+    booking: Reference = Field(description="The booking id (see bookings.list).")
 
 
 def opening_hours(resource: Document, day: date) -> tuple[datetime, datetime]:

@@ -8,7 +8,6 @@ instructions: it is returned as quoted fields and nothing here acts on it.
 
 from __future__ import annotations
 
-import re
 from typing import Literal
 
 from pydantic import Field
@@ -16,20 +15,19 @@ from pydantic import Field
 from opsgraph.errors import BadInput
 from opsgraph.operations.access import STAFF_UP
 from opsgraph.operations.base import Context, Operation, OpInput, Preview, Result
+from opsgraph.operations.fields import Line, Reference, Text, email_problem
 from opsgraph.operations.records import Document, derived_id, insert_once, record_json, to_json
 from opsgraph.operations.references import resolve_reference
 
 InboxStatus = Literal["new", "read", "answered"]
-_ADDRESS = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 _BODY_PREVIEW = 2000
 _LIST_LIMIT = 50
 
 
 class EmailSend(OpInput):
-    to: str = Field(min_length=1, max_length=200,
-                    description="An email address, or a member's id, name or email.")
-    subject: str = Field(min_length=1, max_length=200, description="Subject line.")
-    body: str = Field(min_length=1, max_length=20_000, description="Plain-text message body.")
+    to: Reference = Field(description="An email address, or a member's id, name or email.")
+    subject: Line = Field(description="Subject line.")
+    body: Text = Field(description="Plain-text message body.")
 
 
 class InboxList(OpInput):
@@ -49,12 +47,14 @@ def list_inbox(ctx: Context, args: InboxList) -> Result:
 
 
 def recipient(ctx: Context, to: str) -> tuple[str, str | None, str | None]:
-    """(address, name, member id) for `to`: an address as given, or a member's address."""
-    if "@" in to and _ADDRESS.match(to):
-        member = ctx.scope["members"].find_one({"email": to.lower()})
-        return to, (member or {}).get("name"), (member or {}).get("_id")
+    """(address, name, member id) for `to`: an address (in lower case), or a member's."""
     if "@" in to:
-        raise BadInput(f"to: {to!r} is not a valid email address")
+        problem = email_problem(to)
+        if problem is not None:
+            raise BadInput(f"to: {to!r} is not a valid email address: {problem}")
+        address = to.lower()
+        member = ctx.scope["members"].find_one({"email": address})
+        return address, (member or {}).get("name"), (member or {}).get("_id")
     member = resolve_reference(ctx, "members", to, "to")
     if not member.get("email"):
         raise BadInput(f"to: {member['name']} has no email address on file")

@@ -10,13 +10,14 @@ waitlist, first come first served.
 from __future__ import annotations
 
 from collections import Counter
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from pydantic import Field
 
 from opsgraph.errors import BadInput, Conflict
 from opsgraph.operations.access import ANYONE, MEMBERS_UP, STAFF_UP, require_self
 from opsgraph.operations.base import Context, Day, Operation, OpInput, Preview, Result
+from opsgraph.operations.fields import Moment, Name, Reference
 from opsgraph.operations.records import (
     Document,
     as_utc,
@@ -41,20 +42,20 @@ class EventList(OpInput):
 
 
 class EventNew(OpInput):
-    title: str = Field(min_length=1, max_length=120, description="Event title.")
-    start: datetime = Field(description="Start, ISO 8601 (no offset means UTC).")
-    end: datetime = Field(description="End, ISO 8601, after start.")
+    title: Name = Field(description="Event title.")
+    start: Moment = Field(description="Start, ISO 8601 (no offset means UTC).")
+    end: Moment = Field(description="End, ISO 8601, after start.")
     capacity: int = Field(ge=1, le=1000, description="Places available before the waitlist.")
-    location: str | None = Field(None, max_length=120, description="Where it happens.")
+    location: Name | None = Field(None, description="Where it happens.")
 
 
 class EventRegister(OpInput):
-    member: str = Field(min_length=1, description="Who registers: id, name or email.")
-    event: str = Field(min_length=1, description="The event: id or title.")
+    member: Reference = Field(description="Who registers: id, name or email.")
+    event: Reference = Field(description="The event: id or title.")
 
 
 class EventWaitlist(OpInput):
-    event: str = Field(min_length=1, description="The event: id or title.")
+    event: Reference = Field(description="The event: id or title.")
 
 
 def headcounts(ctx: Context, event_ids: list[str]) -> Counter[tuple[str, str]]:

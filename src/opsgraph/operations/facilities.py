@@ -11,6 +11,7 @@ from pydantic import Field
 from opsgraph.errors import Conflict
 from opsgraph.operations.access import MEMBERS_UP
 from opsgraph.operations.base import Context, Operation, OpInput, Preview, Result
+from opsgraph.operations.fields import Description, Reference
 from opsgraph.operations.ranking import normalise
 from opsgraph.operations.records import (
     Document,
@@ -23,14 +24,13 @@ from opsgraph.operations.records import (
 
 
 class FacilityStatus(OpInput):
-    resource: str | None = Field(None, description="Only this resource: id or name; "
-                                                   "default: all of them.")
+    resource: Reference | None = Field(None, description="Only this resource: id or name; "
+                                                         "default: all of them.")
 
 
 class IssueReport(OpInput):
-    resource: str = Field(min_length=1, description="The resource: id or name (\"Court 2\").")
-    description: str = Field(min_length=5, max_length=2000,
-                             description="What is wrong, in a sentence or two.")
+    resource: Reference = Field(description="The resource: id or name (\"Court 2\").")
+    description: Description = Field(description="What is wrong, in a sentence or two.")
 
 
 def _status_row(ctx: Context, resource: Document) -> Document:

@@ -15,6 +15,7 @@ from pydantic import Field, model_validator
 from opsgraph.errors import BadInput, Conflict, Forbidden
 from opsgraph.operations.access import MEMBERS_UP, STAFF_UP, is_manager, require_self
 from opsgraph.operations.base import Context, Operation, OpInput, Preview, Result, Source
+from opsgraph.operations.fields import Email, Line, Name, Notes, Phone, Reference
 from opsgraph.operations.ranking import name_score, normalise
 from opsgraph.operations.records import (
     Document,
@@ -28,33 +29,31 @@ from opsgraph.operations.records import (
 
 MemberStatus = Literal["active", "paused", "cancelled"]
 Membership = Literal["standard", "premium", "off_peak", "junior", "family"]
-EMAIL_PATTERN = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
 SENSITIVE_FIELDS = ("status", "membership")
 _SEARCH_LIMIT = 10
 
 
 class MemberSearch(OpInput):
-    query: str = Field(min_length=1, max_length=200,
-                       description="A name, email or phone number, whole or in part.")
+    query: Line = Field(description="A name, email or phone number, whole or in part.")
 
 
 class MemberGet(OpInput):
-    member: str = Field(min_length=1, description="The member: id, full name or email.")
+    member: Reference = Field(description="The member: id, full name or email.")
 
 
 class MemberNew(OpInput):
-    name: str = Field(min_length=1, max_length=120, description="Full name of the new member.")
-    email: str = Field(pattern=EMAIL_PATTERN, max_length=200,
-                       description="Email address; must not belong to another member.")
-    phone: str | None = Field(None, max_length=40, description="Phone number, if known.")
+    name: Name = Field(description="Full name of the new member.")
+    email: Email = Field(description="Email address; must not belong to another member.")
+    phone: Phone | None = Field(None, description="Phone number in international form "
+                                                  "(+44 7700 900123), if known.")
 
 
 class MemberChanges(OpInput):
-    name: str | None = Field(None, min_length=1, max_length=120, description="New full name.")
-    email: str | None = Field(None, pattern=EMAIL_PATTERN, max_length=200,
-                              description="New email address.")
-    phone: str | None = Field(None, max_length=40, description="New phone number.")
-    notes: str | None = Field(None, max_length=2000, description="New staff notes.")
+    name: Name | None = Field(None, description="New full name.")
+    email: Email | None = Field(None, description="New email address.")
+    phone: Phone | None = Field(None, description="New phone number in international form "
+                                                  "(+44 7700 900123).")
+    notes: Notes | None = Field(None, description="New staff notes.")
     status: MemberStatus | None = Field(None, description="New status (manager only).")
     membership: Membership | None = Field(None, description="New membership (manager only).")
 
@@ -65,15 +64,12 @@ class MemberChanges(OpInput):
         return self
 
     def as_dict(self) -> dict[str, str]:
-        """The fields this change sets (email lower-cased, as stored)."""
-        out = self.model_dump(exclude_none=True)
-        if "email" in out:
-            out["email"] = out["email"].lower()
-        return out
+        """The fields this change sets, as stored."""
+        return self.model_dump(exclude_none=True)
 
 
 class MemberUpdate(OpInput):
-    member: str = Field(min_length=1, description="The member: id, full name or email.")
+    member: Reference = Field(description="The member: id, full name or email.")
     changes: MemberChanges = Field(description="Fields to change, each with its new value.")
 
 
@@ -82,7 +78,7 @@ def _source(doc: Document) -> Source:
 
 
 def _email_taken(ctx: Context, email: str, except_id: str) -> Document | None:
-    return ctx.scope["members"].find_one({"email": email.lower(), "_id": {"$ne": except_id}})
+    return ctx.scope["members"].find_one({"email": email, "_id": {"$ne": except_id}})
 
 
 def search_members(ctx: Context, args: MemberSearch) -> Result:
@@ -120,7 +116,7 @@ def authorize_get(ctx: Context, args: MemberGet) -> None:
 
 
 def _new_member(ctx: Context, args: MemberNew) -> Document:
-    return {"name": args.name, "email": args.email.lower(), "phone": args.phone,
+    return {"name": args.name, "email": args.email, "phone": args.phone,
             "status": "active", "membership": "standard",
             "joined": ctx.now.date().isoformat(), "notes": ""}
 

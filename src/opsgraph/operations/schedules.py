@@ -7,29 +7,29 @@ assign_change_id?}. A shift with `staff_id` None is open.
 
 from __future__ import annotations
 
-import datetime as dt
 from datetime import timedelta
 
 from pydantic import Field
 
 from opsgraph.errors import BadInput, Conflict
 from opsgraph.operations.access import MANAGERS, STAFF_UP
-from opsgraph.operations.base import Context, Operation, OpInput, Preview, Result
+from opsgraph.operations.base import Context, Day, Operation, OpInput, Preview, Result
+from opsgraph.operations.fields import Reference
 from opsgraph.operations.records import Document, as_utc, not_in_past, require, to_json
 
 _DEFAULT_DAYS = 7
 
 
 class ShiftList(OpInput):
-    staff: str | None = Field(None, description="Only this staff member's shifts: id, name or "
-                                                "email.")
-    date: dt.date | None = Field(None, description="Only shifts on this day, YYYY-MM-DD; "
-                                                   "default: the next 7 days.")
+    staff: Reference | None = Field(None, description="Only this staff member's shifts: id, "
+                                                      "name or email.")
+    date: Day | None = Field(None, description="Only shifts on this day, YYYY-MM-DD; "
+                                                "default: the next 7 days.")
 
 
 class ShiftAssign(OpInput):
-    staff: str = Field(min_length=1, description="Who takes the shift: id, name or email.")
-    shift: str = Field(min_length=1, description="The open shift's id (see schedules.shifts).")
+    staff: Reference = Field(description="Who takes the shift: id, name or email.")
+    shift: Reference = Field(description="The open shift's id (see schedules.shifts).")
 
 
 def _rows(ctx: Context, shifts: list[Document]) -> list[Document]:

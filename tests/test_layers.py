@@ -1,0 +1,176 @@
+"""Imports point downward: no cycle between opsgraph's parts, lower layers never import
+upper ones.
+
+Every module under src/opsgraph is parsed (not imported) and every import in it counts:
+at the top of the module and inside functions alike, so a function-level import cannot
+hide a cycle. (Function-level imports stay welcome for cold-start laziness, in api/app.py
+and the CLI for instance, but they must point downward too.) A part is a subpackage
+(`opsgraph.engine`) or a top-level module (`opsgraph.gates`); the CLI's two modules are one
+part.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1] / "src"
+PACKAGE = "opsgraph"
+
+# Lowest first. A part may import its own modules and parts of lower layers only.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    (PACKAGE, "errors"),
+    ("secrets",),  # read by settings when a deployment names its secrets by ARN
+    ("settings", "faults"),
+    ("principal",),
+    ("gates", "auth"),
+    ("store",),
+    ("audit",),
+    ("operations",),
+    ("tools", "registry", "models"),
+    ("approvals",),
+    ("engine",),
+    ("jobs", "bootstrap"),
+    ("evals", "bench"),
+    ("api",),
+    ("cli",),
+)
+SAME_PART = {"cli_commands": "cli"}
+LAYER_OF = {part: n for n, parts in enumerate(LAYERS) for part in parts}
+
+
+@dataclass(frozen=True, slots=True)
+class Import:
+    """One import statement naming another opsgraph module."""
+
+    source: str  # the importing module
+    target: str  # the imported module
+    where: str  # path:line
+
+    @property
+    def parts(self) -> tuple[str, str]:
+        return part_of(self.source), part_of(self.target)
+
+
+def modules() -> dict[str, Path]:
+    """Module name → file, for every module of the package."""
+    found = {}
+    for path in sorted((ROOT / PACKAGE).rglob("*.py")):
+        names = path.relative_to(ROOT).with_suffix("").parts
+        if names[-1] == "__init__":
+            names = names[:-1]
+        found[".".join(names)] = path
+    return found
+
+
+def part_of(module: str) -> str:
+    names = module.split(".")
+    part = names[1] if len(names) > 1 else PACKAGE
+    return SAME_PART.get(part, part)
+
+
+def _known(name: str, known: dict[str, Path]) -> str | None:
+    """The longest prefix of a dotted name that is a module of the package."""
+    while name and name not in known:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def imports() -> list[Import]:
+    """Every import of one opsgraph module by another, wherever it stands in the file."""
+    known = modules()
+    found = []
+    for module, path in known.items():
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    anchor = package.split(".")[:len(package.split(".")) - node.level + 1]
+                    base = ".".join([*anchor, *([base] if base else [])])
+                # `from opsgraph import cli` imports the module opsgraph.cli
+                names = [f"{base}.{a.name}" if f"{base}.{a.name}" in known else base
+                         for a in node.names]
+            else:
+                continue
+            where = f"{path.relative_to(ROOT)}:{node.lineno}"
+            for name in dict.fromkeys(names):  # once per statement
+                target = _known(name, known) if name.startswith(PACKAGE) else None
+                if target is not None and target != module:
+                    found.append(Import(module, target, where))
+    return found
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one part (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in sorted(edges.get(node, ())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_the_scan_sees_function_level_and_relative_imports() -> None:
+    found = {(i.source, i.target) for i in imports()}
+    # api/app.py imports the direct-call path inside its route (cold-start laziness)
+    assert ("opsgraph.api.app", "opsgraph.operations.direct") in found
+    assert ("opsgraph.cli", "opsgraph.cli_commands") in found  # `from opsgraph import ...`
+    assert ("opsgraph.operations.invoke", "opsgraph.audit") in found
+
+
+def test_every_part_has_a_layer() -> None:
+    unplaced = sorted({part_of(m) for m in modules()} - set(LAYER_OF))
+    assert not unplaced, f"place these parts of opsgraph in LAYERS: {unplaced}"
+
+
+def test_no_import_cycle_between_parts() -> None:
+    edges: dict[str, set[str]] = defaultdict(set)
+    sites: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for imp in imports():
+        source, target = imp.parts
+        if source != target:
+            edges[source].add(target)
+            sites[source, target].append(f"{imp.where} imports {imp.target}")
+    problems = []
+    for component in cycles(edges):
+        members = set(component)
+        lines = [site for (a, b), found in sorted(sites.items())
+                 if a in members and b in members for site in found]
+        problems.append(f"cycle between {', '.join(component)}:\n  " + "\n  ".join(lines))
+    assert not problems, "\n".join(problems)
+
+
+def test_imports_point_downward() -> None:
+    upward = []
+    for imp in imports():
+        source, target = imp.parts
+        if source != target and LAYER_OF.get(target, -1) >= LAYER_OF.get(source, -1):
+            upward.append(f"{imp.where} imports {imp.target}: {target} is not below {source}")
+    assert not upward, "\n".join(upward)
