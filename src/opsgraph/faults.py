@@ -10,7 +10,9 @@ from __future__ import annotations
 import os
 import signal
 
-CRASH_POINTS = ("after_cas", "after_apply", "after_settle")
+CRASH_POINTS = ("after_propose", "after_cas", "after_apply", "after_settle")
+"""`after_propose`: a run recorded a proposal and has not paused yet (no checkpoint holds
+it); the others are moments of a decision (`approvals.decisions`, `engine.approval_flow`)."""
 
 
 def crash_point(name: str) -> None:

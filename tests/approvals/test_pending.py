@@ -51,18 +51,67 @@ def test_recording_the_same_proposal_again_returns_the_same_change(
     assert [row["to"] for row in history(scope, first.change_id)] == ["pending"]
 
 
-def test_other_arguments_task_thread_or_attempt_make_another_change(
+def test_other_arguments_task_attempt_or_requester_make_another_change(
         scope: TenantScope, propose: Propose) -> None:
     base = propose(task_id="t1")
     ids = {
         base.change_id,
         propose(task_id="t1", args={"member": "mem_2", "changes": {"phone": "1"}}).change_id,
         propose(task_id="t2").change_id,
-        propose(task_id="t1", thread_id="th-2").change_id,
         propose(task_id="t1", attempt=1).change_id,
+        propose(task_id="t1", thread_id="th-2", proposed_by="staff-cy").change_id,
     }
     assert len(ids) == 5
     assert scope["pending_changes"].count({}) == 5
+
+
+def test_the_same_request_asked_again_on_another_thread_is_the_same_card(
+        scope: TenantScope, propose: Propose) -> None:
+    first = propose(task_id="t1", thread_id="th-killed")
+    retry = propose(task_id="t3", thread_id="th-retry", now=T0 + timedelta(minutes=20),
+                    preview=Preview("Update Jane", {"email": "jane@fresh.example"},
+                                    {"email": "jane@new.example"}))
+    assert retry.change_id == first.change_id
+    assert scope["pending_changes"].count({}) == 1
+    # the card moves to the run that asked last, with its preview and a fresh expiry
+    assert (retry.thread_id, retry.task_id, retry.status) == ("th-retry", "t3", "pending")
+    assert retry.old == {"email": "jane@fresh.example"}
+    assert retry.expires_at == T0 + timedelta(minutes=80)
+    assert retry.run_threads() == ["th-retry", "th-killed"]
+    assert [(r["from"], r["to"], r["thread_id"]) for r in history(scope, first.change_id)] == [
+        (None, "pending", "th-killed"), ("pending", "pending", "th-retry")]
+    # each run replaying its proposal on resume finds the same change again, unmoved
+    assert propose(task_id="t1", thread_id="th-killed").change_id == first.change_id
+    assert propose(task_id="t3", thread_id="th-retry").change_id == first.change_id
+    assert get_change(scope, first.change_id).thread_id == "th-retry"
+
+
+def test_a_decided_or_expired_change_is_not_asked_again(scope: TenantScope,
+                                                         propose: Propose) -> None:
+    expired = propose(task_id="t1", thread_id="th-a")
+    later = propose(task_id="t1", thread_id="th-b", now=expired.expires_at)
+    assert later.change_id != expired.change_id
+    scope["pending_changes"].update_one({"_id": later.change_id},
+                                        {"$set": {"status": "applied"}})
+    again = propose(task_id="t1", thread_id="th-c", now=expired.expires_at)
+    assert again.change_id not in (expired.change_id, later.change_id)
+
+
+def test_an_orphaned_change_proposed_again_by_its_run_is_pending_again(
+        scope: TenantScope, propose: Propose) -> None:
+    from opsgraph.approvals import orphan_change
+
+    change = propose(task_id="t1", thread_id="th-a")
+    assert orphan_change(scope, change, "mgr-ada", T0 + timedelta(minutes=1))
+    assert get_change(scope, change.change_id).status == "orphaned"
+    assert not orphan_change(scope, change, "mgr-ada", T0 + timedelta(minutes=1))
+    elsewhere = propose(task_id="t1", thread_id="th-b", now=T0 + timedelta(minutes=2))
+    assert elsewhere.change_id != change.change_id  # an orphan is never taken by a retry
+    again = propose(task_id="t1", thread_id="th-a", now=T0 + timedelta(minutes=3))
+    assert again.change_id == change.change_id and again.status == "pending"
+    assert again.orphaned_at is None
+    assert [(r["from"], r["to"]) for r in history(scope, change.change_id)] == [
+        (None, "pending"), ("pending", "orphaned"), ("orphaned", "pending")]
 
 
 def test_ten_concurrent_recordings_make_one_change(scope: TenantScope) -> None:

@@ -3,16 +3,27 @@
 An agent's write records a pending change (`record_pending`) and the run pauses; a
 manager decides it (`decide`), which moves the change by compare-and-set and, when
 approved, applies it once through `apply_change`; whoever wins the resume claim resumes
-the run and calls `mark_resumed`. Every transition lands in the audit trail.
+the run and calls `mark_resumed`. A change no run waits for any more is orphaned
+(`orphan_change`) and never applies. Every transition lands in the audit trail.
 """
 
-from opsgraph.approvals.decisions import Decided, Decision, Outcome, apply_change, decide
-from opsgraph.approvals.expiry import expire_due
+from opsgraph.approvals.decisions import (
+    Decided,
+    Decision,
+    Orphaned,
+    Outcome,
+    RunGone,
+    apply_change,
+    decide,
+)
+from opsgraph.approvals.expiry import expire_due, orphan_change, unexpired_pending
 from opsgraph.approvals.indexes import ensure_indexes
 from opsgraph.approvals.pending import (
+    DECIDED,
     FINAL,
     STATUSES,
     PendingChange,
+    ProposingRun,
     Status,
     fingerprint,
     get_change,
@@ -23,12 +34,16 @@ from opsgraph.approvals.resume import claim_resume, mark_resumed
 from opsgraph.audit import history, record_transition
 
 __all__ = [
+    "DECIDED",
     "FINAL",
     "STATUSES",
     "Decided",
     "Decision",
+    "Orphaned",
     "Outcome",
     "PendingChange",
+    "ProposingRun",
+    "RunGone",
     "Status",
     "apply_change",
     "claim_resume",
@@ -40,6 +55,8 @@ __all__ = [
     "history",
     "list_changes",
     "mark_resumed",
+    "orphan_change",
     "record_pending",
     "record_transition",
+    "unexpired_pending",
 ]

@@ -3,7 +3,8 @@
     pending ──approve/edit──▶ executing ──▶ applied | failed
        ├──reject──▶ rejected
        ├──revise──▶ superseded
-       └──(late)──▶ expired
+       ├──(late)──▶ expired
+       └──(no run waits for it any more)──▶ orphaned
     executing ──(lease ran out)──▶ executing   (taken over by the next approve or edit)
 
 Every move is a compare-and-set (`find_one_and_update` filtered on the expected status),
@@ -11,12 +12,17 @@ so of N concurrent decisions exactly one wins and the others get 409. The execut
 carries a lease: an approve or edit re-posted after a crash takes over an expired lease and
 applies the claimed arguments again, which is safe because operation handlers are
 idempotent by change id; a reject or revise cannot undo a decision to apply (409).
+
+A change is decided only while a run waits for it: one whose run can no longer resume is
+`orphaned` and every decision on it answers 410 (code `orphaned`), nothing applied — the
+requester's thread would never learn of it, and their request asked again must not write
+twice. Only the engine can tell (its checkpoints), so it passes `run_gone` to `decide`.
 """
 
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, get_args
@@ -33,8 +39,8 @@ from opsgraph.operations.invoke import validate_args
 from opsgraph.principal import Principal
 from opsgraph.store.scope import Document, TenantScope
 
-__all__ = ["Decided", "Decision", "Outcome", "apply_change", "claim_resume", "decide",
-           "mark_resumed"]
+__all__ = ["Decided", "Decision", "Orphaned", "Outcome", "apply_change", "claim_resume",
+           "decide", "mark_resumed"]
 
 Decision = Literal["approve", "edit", "revise", "reject"]
 Outcome = Literal["applied", "failed", "rejected", "revise", "expired"]
@@ -44,6 +50,25 @@ _OUTCOMES: dict[str, Outcome] = {
     "applied": "applied", "failed": "failed", "rejected": "rejected",
     "superseded": "revise", "expired": "expired",
 }
+
+
+RunGone = Callable[[PendingChange], bool]
+"""True when no run can resume on a pending change any more; it marks the change orphaned."""
+
+
+class Orphaned(Gone):
+    """The change's run can no longer resume (it died or failed before it paused)."""
+
+    code = "orphaned"
+
+
+def orphaned_error(change: PendingChange) -> Orphaned:
+    """The 410 of a decision on an orphaned change: what happened, and what to do."""
+    return Orphaned(
+        f"change {change.change_id} can no longer be decided: the run that proposed it "
+        "stopped before it paused for approval (the server stopped or the run failed), so "
+        "no run waits for it. Nothing was applied; ask again to get a new card.",
+        change_id=change.change_id, thread_id=change.thread_id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,13 +109,14 @@ class Decided:
 
 def decide(scope: TenantScope, change_id: str, decision: str, decider: Principal,
            feedback: str | None = None, values: Mapping[str, Any] | None = None,
-           now: datetime | None = None) -> Decided:
+           now: datetime | None = None, run_gone: RunGone | None = None) -> Decided:
     """Approve, edit, revise or reject a pending change, applying it when approved.
 
     403 unless the decider is a manager or admin of the tenant; 404 for a change not in
     the tenant; 409 when it is no longer pending; 410 when it expired; 422 for invalid
-    edited values. The caller then resumes the run: `claim_resume`, resume with
-    `resume_value()`, `mark_resumed`. The same decision re-posted on a decided change whose
+    edited values; 410 `orphaned` when `run_gone(change)` finds no run waiting for it. The
+    caller then resumes the run: `claim_resume`, resume with `resume_value()`,
+    `mark_resumed`. The same decision re-posted on a decided change whose
     run was never resumed (no live resume claim, and one lease after it settled, so
     concurrent losers still get 409) returns the existing outcome, so the caller can finish
     the job; a different decision is 409.
@@ -106,6 +132,8 @@ def decide(scope: TenantScope, change_id: str, decision: str, decider: Principal
     if change.expires_at <= at:
         expire_change(scope, change, decider.user_id, at, detail={"by": "decision"})
         raise _gone(change)
+    if run_gone is not None and run_gone(change):
+        raise orphaned_error(change)
     if decision in ("reject", "revise"):
         return _close(scope, change, decision, decider, feedback, at)
     edit = validate_edit(scope, change, values or {}, decider, at) if decision == "edit" else None
@@ -163,6 +191,8 @@ def _cas(scope: TenantScope, change_id: str, expected: Document, update: Documen
 def _lost(scope: TenantScope, change_id: str, now: datetime) -> OpsgraphError:
     """The error for a caller whose compare-and-set found the change moved on."""
     current = get_change(scope, change_id)
+    if current.status == "orphaned":
+        return orphaned_error(current)
     if current.status == "expired" or (current.status == "pending"
                                        and current.expires_at <= now):
         return _gone(current)
@@ -237,6 +267,8 @@ def _redecide(scope: TenantScope, change: PendingChange, decision: str, decider:
     """A decision on a change that is no longer pending."""
     if change.status == "expired":
         raise _gone(change)
+    if change.status == "orphaned":
+        raise orphaned_error(change)
     if change.status == "executing":
         lease_live = change.lease_until is not None and change.lease_until > now
         if lease_live or decision not in _APPLYING:

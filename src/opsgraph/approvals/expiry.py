@@ -1,7 +1,13 @@
-"""Expiry: a pending change past its `expires_at` never applies; it moves to `expired`.
+"""Closing a pending change nobody can approve any more; it never applies.
 
-A decision that arrives late expires its change on the spot (and answers 410); the
-scheduled sweep `expire_due` expires the rest, so the runs waiting on them can learn it.
+Expiry: a change past its `expires_at` moves to `expired`. A decision that arrives late
+expires its change on the spot (and answers 410); the scheduled sweep `expire_due` expires
+the rest, so the runs waiting on them can learn it.
+
+Orphaning: a change whose run can no longer resume — the process died or the run failed
+after it recorded the proposal and before it paused — moves to `orphaned`. Whether a run
+still waits is the engine's to say (its checkpoints and thread leases); `orphan_change`
+is the compare-and-set it calls, and a decision on an orphaned change answers 410.
 """
 
 from __future__ import annotations
@@ -30,6 +36,29 @@ def expire_change(scope: TenantScope, change: PendingChange, actor: str, now: da
     record_transition(scope, change.change_id, "pending", "expired", actor, change.thread_id,
                       detail=detail, operation=change.operation, now=now)
     return True
+
+
+def orphan_change(scope: TenantScope, change: PendingChange, actor: str, now: datetime,
+                  detail: dict[str, Any] | None = None) -> bool:
+    """CAS pending → orphaned, unless the change moved on or to another run since `change`
+    was read (a retry took it); True when this call won."""
+    moved = scope[COLLECTION].find_one_and_update(
+        {"_id": change.change_id, "status": "pending", "thread_id": change.thread_id,
+         "task_id": change.task_id, "attempt": change.attempt},
+        {"$set": {"status": "orphaned", "orphaned_at": now, "finished_at": now}},
+    )
+    if moved is None:
+        return False
+    record_transition(scope, change.change_id, "pending", "orphaned", actor, change.thread_id,
+                      detail=detail, operation=change.operation, now=now)
+    return True
+
+
+def unexpired_pending(db: Database[Document], now: datetime | None = None,
+                      ) -> list[PendingChange]:
+    """Every tenant's pending changes not yet past their expiry (the orphan sweep's list)."""
+    docs = db[COLLECTION].find({"status": "pending", "expires_at": {"$gt": utcnow(now)}})
+    return [PendingChange.model_validate(d) for d in docs]
 
 
 def expired_unresumed(db: Database[Document]) -> list[Document]:

@@ -16,6 +16,10 @@ PENDING_INDEXES = (
                unique=True, name="proposal_key"),
     IndexModel([("tenant_id", ASCENDING), ("status", ASCENDING), ("created_at", ASCENDING)],
                name="tenant_status_created"),
+    # A retried request: the same proposal (fingerprint) pending, or proposed by this run
+    # before a retry moved it (`earlier_runs`).
+    IndexModel([("tenant_id", ASCENDING), ("fingerprint", ASCENDING), ("status", ASCENDING)],
+               name="tenant_fingerprint_status"),
     # The expiry sweep runs across tenants.
     IndexModel([("status", ASCENDING), ("expires_at", ASCENDING)], name="status_expires"),
 )

@@ -3,6 +3,14 @@
 One document per proposal in `pending_changes`, keyed by change id. Recording is
 idempotent by (thread, task, attempt, fingerprint) because the runtime re-runs the code
 before `interrupt()` on every resume: the same proposal recorded twice is the same change.
+
+A retried request does not make a second card: a proposal equal to a change still pending
+for the same requester (same operation and arguments, fingerprint) on another thread is
+that change. It moves to the newest run (`thread_id`, `task_id`, `attempt`), the runs that
+proposed it before are kept in `earlier_runs`, and a decision resumes every run still
+waiting on it. A change whose run can no longer resume (the process died or the run
+failed before it paused) is `orphaned` (`approvals.expiry`): it never applies, and the
+same request asked again in its thread takes it back.
 """
 
 from __future__ import annotations
@@ -30,11 +38,26 @@ COLLECTION = "pending_changes"
 DEFAULT_TTL_S = 3600
 _UPSERT_TRIES = 10
 
-Status = Literal["pending", "executing", "applied", "failed", "rejected", "superseded", "expired"]
+Status = Literal["pending", "executing", "applied", "failed", "rejected", "superseded", "expired",
+                 "orphaned"]
 STATUSES: tuple[Status, ...] = (
     "pending", "executing", "applied", "failed", "rejected", "superseded", "expired",
+    "orphaned",
 )
-FINAL: tuple[Status, ...] = ("applied", "failed", "rejected", "superseded", "expired")
+DECIDED: tuple[Status, ...] = ("applied", "failed", "rejected", "superseded", "expired")
+"""The final statuses a waiting run must be told about (it is resumed with the outcome)."""
+FINAL: tuple[Status, ...] = (*DECIDED, "orphaned")
+"""Every status a change never leaves (an orphaned change has no run left to tell)."""
+
+
+class ProposingRun(BaseModel):
+    """One run that proposed a change: its thread, task and the task's attempt."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    thread_id: str
+    task_id: str
+    attempt: int = 0
 
 
 class PendingChange(BaseModel):
@@ -76,6 +99,14 @@ class PendingChange(BaseModel):
     # resume fields
     resume_lease_until: datetime | None = None
     resumed_at: datetime | None = None
+    # a retried request's earlier runs of the same proposal, oldest first
+    earlier_runs: tuple[ProposingRun, ...] = ()
+    orphaned_at: datetime | None = None
+
+    def run_threads(self) -> list[str]:
+        """The threads of the runs that proposed this change, newest first (no repeats)."""
+        threads = [self.thread_id, *(r.thread_id for r in reversed(self.earlier_runs))]
+        return list(dict.fromkeys(threads))
 
     def to_json(self) -> dict[str, Any]:
         """The change as API and CLI callers see it (datetimes ISO 8601, no lease tokens)."""
@@ -148,12 +179,16 @@ def record_pending(scope: TenantScope, *, thread_id: str, task_id: str, agent: s
 
     Idempotent by (thread_id, task_id, attempt, fingerprint). `attempt` counts the task's
     earlier proposals (0 first, 1 after a revise, ...) so that a revised proposal with the
-    very same arguments is a new change rather than the superseded one.
+    very same arguments is a new change rather than the superseded one. A proposal equal to
+    a change still pending for the same requester on another thread (a retried request) is
+    that change, moved to this run; an orphaned change proposed again by its run's key is
+    pending again.
     """
     at = utcnow(now)
     plain = json_args(args)
     fp = fingerprint(operation, plain)
-    key = {"thread_id": thread_id, "task_id": task_id, "attempt": attempt, "fingerprint": fp}
+    run = ProposingRun(thread_id=thread_id, task_id=task_id, attempt=attempt)
+    key = {**run.model_dump(), "fingerprint": fp}
     user = proposed_by.user_id if isinstance(proposed_by, Principal) else proposed_by
     doc: Document = {
         "_id": new_change_id(), **key, "agent": agent, "operation": operation, "args": plain,
@@ -161,32 +196,89 @@ def record_pending(scope: TenantScope, *, thread_id: str, task_id: str, agent: s
         "status": "pending", "created_at": at, "expires_at": at + approval_ttl(scope),
         "proposed_by": user,
     }
-    change = PendingChange.model_validate(_upsert_once(scope, key, doc))
-    if change.change_id == doc["_id"]:
-        record_transition(scope, change.change_id, None, "pending", user, thread_id,
-                          detail={"agent": agent, "task_id": task_id},
-                          operation=operation, now=at)
-    return change
+    for attempt_no in range(_UPSERT_TRIES):
+        own = _proposed_by_run(scope, run, fp)
+        if own is not None and own.status != "orphaned":
+            return own  # recorded before: a replay on resume, or a concurrent recording
+        found = own or _same_request(scope, user, fp, run, at)
+        if found is not None:
+            taken = _take_for_run(scope, found, run, doc, at)
+            if taken is not None:
+                return taken
+        else:
+            stored = _insert_once(scope, key, doc)
+            if stored is not None:
+                change = PendingChange.model_validate(stored)
+                if change.change_id == doc["_id"]:
+                    record_transition(scope, change.change_id, None, "pending", user,
+                                      thread_id, detail={"agent": agent, "task_id": task_id},
+                                      operation=operation, now=at)
+                return change
+        time.sleep(0.005 * (attempt_no + 1))  # a concurrent recording moved it: look again
+    raise Conflict(f"pending change of task {task_id!r}: could not record it "
+                   f"after {_UPSERT_TRIES} tries", task_id=task_id)
 
 
-def _upsert_once(scope: TenantScope, key: Document, doc: Document) -> Document:
-    """Insert `doc` under `key` unless a document holds the key; return the stored one.
+def _proposed_by_run(scope: TenantScope, run: ProposingRun, fp: str) -> PendingChange | None:
+    """The change this very run proposed before (under its key, or moved on by a retry)."""
+    coll = scope[COLLECTION]
+    doc = coll.find_one({**run.model_dump(), "fingerprint": fp}) or coll.find_one(
+        {"fingerprint": fp, "earlier_runs": {"$elemMatch": run.model_dump()}})
+    return PendingChange.model_validate(doc) if doc is not None else None
+
+
+def _same_request(scope: TenantScope, user: str, fp: str, run: ProposingRun,
+                  now: datetime) -> PendingChange | None:
+    """A change still pending for the same requester, operation and arguments, proposed on
+    another thread: the request was asked again (two tasks of one run stay two changes)."""
+    doc = scope[COLLECTION].find_one(
+        {"fingerprint": fp, "proposed_by": user, "status": "pending",
+         "expires_at": {"$gt": now}, "thread_id": {"$ne": run.thread_id},
+         "earlier_runs.thread_id": {"$ne": run.thread_id}},
+        sort=[("created_at", 1), ("_id", 1)])
+    return PendingChange.model_validate(doc) if doc is not None else None
+
+
+def _take_for_run(scope: TenantScope, change: PendingChange, run: ProposingRun,
+                  doc: Document, now: datetime) -> PendingChange | None:
+    """Move a pending (retried) or orphaned change to `run`: the card it waits on, with this
+    run's preview and a fresh expiry. None when the change moved on meanwhile."""
+    current = ProposingRun(thread_id=change.thread_id, task_id=change.task_id,
+                           attempt=change.attempt)
+    earlier = [r for r in change.earlier_runs if r != run]
+    if current != run:
+        earlier.append(current)
+    fields = {**run.model_dump(), "agent": doc["agent"], "old": doc["old"], "new": doc["new"],
+              "summary": doc["summary"], "expires_at": doc["expires_at"], "status": "pending",
+              "earlier_runs": [r.model_dump() for r in earlier], "orphaned_at": None,
+              "finished_at": None}
+    try:
+        moved = scope[COLLECTION].find_one_and_update(
+            {"_id": change.change_id, "status": change.status, **current.model_dump()},
+            {"$set": fields})
+    except DuplicateKeyError:  # another change holds this run's key: look again
+        return None
+    if moved is None:
+        return None
+    record_transition(scope, change.change_id, change.status, "pending", doc["proposed_by"],
+                      run.thread_id, operation=change.operation, now=now,
+                      detail={"asked_again": True, "task_id": run.task_id,
+                              "from_thread": current.thread_id})
+    return PendingChange.model_validate(moved)
+
+
+def _insert_once(scope: TenantScope, key: Document, doc: Document) -> Document | None:
+    """Insert `doc` under `key` unless a document holds the key; the stored one, or None
+    when a concurrent first recording won the race and is not visible yet.
 
     Two first recordings can race: the unique index lets one insert and the other gets a
-    duplicate-key error, possibly before the winner's write is visible; retrying the
-    upsert then finds the winner's document (what MongoDB advises for upserts).
+    duplicate-key error, possibly before the winner's write is visible; the caller then
+    looks again and finds the winner's document (what MongoDB advises for upserts).
     """
-    coll = scope[COLLECTION]
-    for attempt in range(_UPSERT_TRIES):
-        try:
-            stored = coll.find_one_and_update(key, {"$setOnInsert": doc}, upsert=True)
-        except DuplicateKeyError:
-            time.sleep(0.005 * (attempt + 1))
-            continue
-        if stored is not None:
-            return stored
-    raise Conflict(f"pending change of task {key['task_id']!r}: could not record it "
-                   f"after {_UPSERT_TRIES} tries", task_id=key["task_id"])
+    try:
+        return scope[COLLECTION].find_one_and_update(key, {"$setOnInsert": doc}, upsert=True)
+    except DuplicateKeyError:
+        return None
 
 
 def get_change(scope: TenantScope, change_id: str) -> PendingChange:

@@ -1,22 +1,17 @@
 """Who resumes the paused run once a change is decided.
 
 A decided change (applied, failed, rejected, superseded, expired) still has a run waiting
-on it. Exactly one caller resumes it: the claim is a compare-and-set with a lease
-(`resume_lease_until`), so a caller that crashed before resuming is taken over once its
-lease runs out, and `resumed_at` closes the matter for good.
+on it (an orphaned one has none: there is nothing to resume). Exactly one caller resumes
+it: the claim is a compare-and-set with a lease (`resume_lease_until`), so a caller that
+crashed before resuming is taken over once its lease runs out, and `resumed_at` closes the
+matter for good.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from opsgraph.approvals.pending import (
-    COLLECTION,
-    FINAL,
-    get_change,
-    lease_end,
-    utcnow,
-)
+from opsgraph.approvals.pending import COLLECTION, DECIDED, get_change, lease_end, utcnow
 from opsgraph.errors import Conflict
 from opsgraph.store.scope import TenantScope
 
@@ -31,7 +26,7 @@ def claim_resume(scope: TenantScope, change_id: str, now: datetime | None = None
     won = scope[COLLECTION].find_one_and_update(
         {
             "_id": change_id,
-            "status": {"$in": list(FINAL)},
+            "status": {"$in": list(DECIDED)},
             "resumed_at": None,
             "$or": [{"resume_lease_until": None}, {"resume_lease_until": {"$lte": at}}],
         },
@@ -48,12 +43,12 @@ def mark_resumed(scope: TenantScope, change_id: str, now: datetime | None = None
     at = utcnow(now)
     coll = scope[COLLECTION]
     done = coll.find_one_and_update(
-        {"_id": change_id, "status": {"$in": list(FINAL)}, "resumed_at": None},
+        {"_id": change_id, "status": {"$in": list(DECIDED)}, "resumed_at": None},
         {"$set": {"resumed_at": at}},
     )
     if done is not None:
         return
     change = get_change(scope, change_id)
-    if change.status not in FINAL:
+    if change.status not in DECIDED:
         raise Conflict(f"change {change_id} is {change.status}: nothing to resume yet",
                        change_id=change_id, status=change.status)

@@ -1,34 +1,189 @@
 """A manager's decision, end to end: decide (compare-and-set, central apply), then resume
-the paused run from its checkpoint — exactly one caller resumes it."""
+every run waiting on the change from its checkpoint — exactly one caller resumes them.
+
+Whether a run still waits is read here, from the checkpoints: a pending change that no run
+waits for, and that no run in flight on its threads can still pause on, is orphaned
+(`close_if_orphaned`), and a decision on it answers 410 with nothing applied. A change that
+a retried request took over has several runs (`PendingChange.run_threads`): the newest
+streams to the deciding client, the others are driven to their end. A resumed run that
+fails is logged with its tenant, thread and change, and whoever resumed it hears of it: the
+deciding client (an `error` event, or the 410's `run_errors`) or the expiry job's count.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
-from opsgraph.engine.events import Event
-from opsgraph.engine.runner import NotWaiting, stream_resume
-from opsgraph.errors import Conflict, Gone
+from opsgraph.approvals import (
+    Orphaned,
+    PendingChange,
+    claim_resume,
+    decide,
+    get_change,
+    mark_resumed,
+    orphan_change,
+)
+from opsgraph.approvals.pending import utcnow
+from opsgraph.engine.events import Event, EventIds
+from opsgraph.engine.runner import NotWaiting, stream_resume, thread_state
+from opsgraph.engine.threads import thread_lease
+from opsgraph.errors import Conflict, Gone, OpsgraphError
 from opsgraph.faults import crash_point
 from opsgraph.principal import Principal
 from opsgraph.store.scope import TenantScope
 
+log = logging.getLogger(__name__)
+_FINE = ("completed", "awaiting_approval")  # a resumed run's statuses that are no failure
 
-def resume_change(principal: Principal, scope: TenantScope, change_id: str, thread_id: str,
-                  value: dict[str, Any], model: str | None = None) -> Iterator[Event]:
-    """Resume the run waiting on a decided change, if this caller wins the resume claim."""
-    from opsgraph.approvals.resume import claim_resume, mark_resumed
 
+@dataclass(frozen=True, slots=True)
+class ResumeFailure:
+    """A resumed run that failed: where, and the errors it reported."""
+
+    tenant_id: str
+    thread_id: str
+    change_id: str
+    errors: tuple[dict[str, Any], ...]
+
+    def for_client(self) -> dict[str, Any]:
+        """The failure as the deciding client sees it (an internal fault's text stays in
+        the log, which has it under the change id)."""
+        messages = [e.get("message", "") if e.get("code") != "internal"
+                    else f"internal error (the server log has it under {self.change_id})"
+                    for e in self.errors]
+        return {"code": "resume_failed", "thread_id": self.thread_id,
+                "change_id": self.change_id,
+                "message": f"the run on thread {self.thread_id} resumed after change "
+                           f"{self.change_id} failed: " + "; ".join(messages)}
+
+
+def _waits_on(principal: Principal, thread_id: str, change_id: str) -> bool:
+    interrupts, _ = thread_state(principal, thread_id)
+    return any(isinstance(i.value, dict) and i.value.get("change_id") == change_id
+               for i in interrupts)
+
+
+def waiting_threads(principal: Principal, change: PendingChange) -> list[str]:
+    """The threads paused on this change, newest run first."""
+    return [t for t in change.run_threads() if _waits_on(principal, t, change.change_id)]
+
+
+def close_if_orphaned(principal: Principal, scope: TenantScope, change: PendingChange,
+                      actor: str, wait_s: float = 60.0) -> bool:
+    """True when no run waits for the pending change nor can still pause on it; the change
+    is then `orphaned` (by this call or another).
+
+    Checked again under the leases of its threads: a run in flight there is waited for (up
+    to `wait_s`, then Conflict), and no run can start pausing on it while it is marked.
+    """
+    if waiting_threads(principal, change):
+        return False
+    with contextlib.ExitStack() as held:
+        for thread_id in sorted(change.run_threads()):
+            held.enter_context(thread_lease(scope, thread_id, wait_s=wait_s))
+        current = get_change(scope, change.change_id)
+        if current.status != "pending" or current.run_threads() != change.run_threads():
+            return current.status == "orphaned"  # decided, or a retried request took it
+        if waiting_threads(principal, current):
+            return False
+        orphan_change(scope, current, actor, utcnow(), detail={"threads": current.run_threads()})
+    return get_change(scope, change.change_id).status == "orphaned"
+
+
+def _watched(events: Iterator[Event], scope: TenantScope, change_id: str,
+             thread_id: str, failures: list[ResumeFailure]) -> Iterator[Event]:
+    """Pass a resumed run's events on; a run that fails is logged and added to
+    `failures` (an exception it raises is logged and propagates)."""
+    errors: list[dict[str, Any]] = []
+    try:
+        for event in events:
+            if event.event == "error":
+                errors.append(dict(event.data))
+            if event.event == "run_finished" and (
+                    errors or event.data.get("status") not in _FINE):
+                failure = ResumeFailure(scope.tenant_id, thread_id, change_id, tuple(errors))
+                log.warning("resumed run failed: tenant %s, thread %s, change %s, status %s: "
+                            "%s", scope.tenant_id, thread_id, change_id,
+                            event.data.get("status"), errors)
+                failures.append(failure)
+            yield event
+    except NotWaiting:
+        raise
+    except Exception:
+        log.exception("resumed run raised: tenant %s, thread %s, change %s",
+                      scope.tenant_id, thread_id, change_id)
+        raise
+
+
+def _drain(principal: Principal, scope: TenantScope, change_id: str, thread_id: str,
+           value: dict[str, Any], model: str | None) -> list[ResumeFailure]:
+    """Drive one waiting run to its end; its failure, if it failed."""
+    failures: list[ResumeFailure] = []
+    try:
+        for _ in _watched(stream_resume(principal, thread_id, {change_id: value}, model=model),
+                          scope, change_id, thread_id, failures):
+            pass
+    except NotWaiting:
+        return []  # it moved on meanwhile: nothing waits there
+    except OpsgraphError as exc:
+        return [ResumeFailure(scope.tenant_id, thread_id, change_id,
+                              ({"code": exc.code, "message": exc.message},))]
+    except Exception as exc:  # logged in full by _watched; counted here
+        return [ResumeFailure(scope.tenant_id, thread_id, change_id,
+                              ({"code": "internal", "message": str(exc)},))]
+    return failures
+
+
+def _claim(principal: Principal, scope: TenantScope, change_id: str) -> list[str]:
+    """Take the resume claim; the threads waiting on the change, newest first."""
     if not claim_resume(scope, change_id):
         raise Conflict(f"change {change_id} is already decided and its run resumed "
                        "(or being resumed)", change_id=change_id)
-    try:
-        yield from stream_resume(principal, thread_id, {change_id: value}, model=model)
-    except NotWaiting:
-        mark_resumed(scope, change_id)  # the run already moved past this change
-        raise
+    threads = waiting_threads(principal, get_change(scope, change_id))
+    if not threads:
+        mark_resumed(scope, change_id)
+        raise NotWaiting(f"no run waits for change {change_id} any more: it was resumed "
+                         "already", change_id=change_id)
+    return threads
+
+
+def resume_change(principal: Principal, scope: TenantScope, change_id: str,
+                  value: dict[str, Any], model: str | None = None) -> Iterator[Event]:
+    """Resume every run waiting on a decided change, if this caller wins the resume claim.
+
+    The newest run's events stream; the other runs are driven to their end first, each that
+    fails an `error` event (code `resume_failed`) before the newest run's `run_finished`.
+    """
+    first, *others = _claim(principal, scope, change_id)
+    failures: list[ResumeFailure] = []
+    finished: Event | None = None
+    resumed = stream_resume(principal, first, {change_id: value}, model=model)
+    for event in _watched(resumed, scope, change_id, first, failures):
+        if event.event == "run_finished":
+            finished = event
+        else:
+            yield event
+    ids = EventIds()
+    for thread_id in others:
+        for failure in _drain(principal, scope, change_id, thread_id, value, model):
+            yield ids.make("error", failure.for_client())
     mark_resumed(scope, change_id)
+    if finished is not None:
+        yield finished
+
+
+def notify_runs(principal: Principal, scope: TenantScope, change_id: str,
+                value: dict[str, Any]) -> list[ResumeFailure]:
+    """Resume every run waiting on a decided change with no one to stream to (an expired
+    change's runs learn it); the runs that failed. Conflict if another caller resumes them."""
+    threads = _claim(principal, scope, change_id)
+    failures = [f for t in threads for f in _drain(principal, scope, change_id, t, value, None)]
+    mark_resumed(scope, change_id)
+    return failures
 
 
 def decide_and_resume(principal: Principal, change_id: str, decision: str, *,
@@ -37,23 +192,31 @@ def decide_and_resume(principal: Principal, change_id: str, decision: str, *,
     """Decide `change_id` and stream the resumed run.
 
     Errors come before the first event (404, 403, 409, 410, 422). An expired change never
-    applies: the run is told it expired, then the caller gets 410.
+    applies: its runs are told it expired, then the caller gets 410 (with `run_errors` when
+    telling a run failed). An orphaned change is 410 `orphaned`, nothing applied.
     """
-    from opsgraph.approvals.decisions import decide
-    from opsgraph.approvals.pending import get_change
-
     scope = TenantScope.of(principal)
+
+    def run_gone(change: PendingChange) -> bool:
+        return close_if_orphaned(principal, scope, change, principal.user_id)
+
     try:
-        decided = decide(scope, change_id, decision, principal, feedback=feedback, values=values)
-    except Gone:
-        change = get_change(scope, change_id)
+        decided = decide(scope, change_id, decision, principal, feedback=feedback,
+                         values=values, run_gone=run_gone)
+    except Orphaned:
+        raise
+    except Gone as gone:
         value: dict[str, Any] = {"change_id": change_id, "outcome": "expired",
                                  "decided_by": principal.user_id}
-        with contextlib.suppress(Conflict):  # someone else already told the run
-            for _ in resume_change(principal, scope, change_id, change.thread_id, value, model):
-                pass  # the run learns it expired; its events are not this caller's answer
+        try:
+            failures = notify_runs(principal, scope, change_id, value)
+        except Conflict:  # someone else tells the runs, or none waits
+            raise gone from None
+        if failures:
+            raise Gone(gone.message, **gone.detail,
+                       run_errors=[f.for_client() for f in failures]) from gone
         raise
     value = {**decided.resume_value(), "decided_by": principal.user_id,
              "edited": decision == "edit"}
     crash_point("after_settle")
-    yield from resume_change(principal, scope, change_id, decided.change.thread_id, value, model)
+    yield from resume_change(principal, scope, change_id, value, model)

@@ -1,31 +1,61 @@
-"""The scheduled expiry sweep: pending changes past their expiry become `expired`, and
-each run waiting on one is resumed so it learns the change will never apply."""
+"""The scheduled approvals job: pending changes past their expiry become `expired`, each
+run waiting on one is resumed so it learns the change will never apply, and pending changes
+no run waits for any more become `orphaned`.
+
+Its report counts each of these, and the resumed runs that failed (each also logged with
+its tenant, thread and change).
+"""
 
 from __future__ import annotations
 
 import contextlib
-import logging
+from typing import TypedDict
 
+from opsgraph.approvals import expire_due, unexpired_pending
+from opsgraph.approvals.expiry import SWEEP_ACTOR, expired_unresumed
+from opsgraph.engine.approval_flow import close_if_orphaned, notify_runs
 from opsgraph.errors import Conflict
 from opsgraph.principal import Channel, Principal, Role
 from opsgraph.store.client import get_db
 from opsgraph.store.scope import TenantScope
 
-log = logging.getLogger(__name__)
+
+class ExpiryReport(TypedDict):
+    """What one run of the job did."""
+
+    expired: int
+    """pending changes this run expired"""
+    orphaned: int
+    """pending changes found with no run waiting for them (never to apply)"""
+    resumed: int
+    """changes whose waiting runs this run resumed (told that they expired)"""
+    resume_failed: int
+    """resumed runs that failed"""
 
 
-def expire_and_notify() -> int:
-    """Expire what is due; resume every run still waiting on an expired change."""
-    from opsgraph.approvals.expiry import expire_due, expired_unresumed
-    from opsgraph.engine.approval_flow import resume_change
+def _system(tenant_id: str) -> Principal:
+    return Principal(tenant_id, "system", frozenset({Role.ADMIN}), Channel.API)
 
+
+def expire_and_notify() -> ExpiryReport:
+    """Expire what is due, resume every run still waiting on an expired change, orphan what
+    no run waits for."""
     db = get_db()
-    expired = expire_due(db)
+    report = ExpiryReport(expired=expire_due(db), orphaned=0, resumed=0, resume_failed=0)
     for doc in expired_unresumed(db):
-        system = Principal(doc["tenant_id"], "system", frozenset({Role.ADMIN}), Channel.API)
+        system = _system(doc["tenant_id"])
         value = {"change_id": doc["_id"], "outcome": "expired", "decided_by": "the expiry job"}
+        try:
+            failures = notify_runs(system, TenantScope.of(system), doc["_id"], value)
+        except Conflict:  # another caller resumes it, or no run waits for it
+            continue
+        report["resumed"] += 1
+        report["resume_failed"] += len(failures)
+    for change in unexpired_pending(db):
+        system = _system(change.tenant_id)
+        # a run in flight on its thread may still pause on it: not now (wait_s=0)
         with contextlib.suppress(Conflict):
-            for _ in resume_change(system, TenantScope.of(system), doc["_id"], doc["thread_id"],
-                                   value):
-                pass
-    return expired
+            if close_if_orphaned(system, TenantScope.of(system), change, SWEEP_ACTOR,
+                                 wait_s=0):
+                report["orphaned"] += 1
+    return report
