@@ -241,8 +241,10 @@ def test_an_action_agents_first_turn_is_held_to_its_tasks_write_tool(tools: Any)
 def test_the_write_tool_a_task_asks_for(demo_db: Any, agent: str, domain: str, verb: str,
                                         expected: str | None) -> None:
     from opsgraph.engine.agent_run import task_write_tool
+    from opsgraph.engine.plan import PlannedTask
     from opsgraph.registry.loader import get_registry
 
     ctx = Context(TenantScope(demo_db, "demo"), person("manager"))
     bound = bind_agent_tools(ctx, get_registry().get(agent).tools, Plan.PRO)
-    assert task_write_tool(bound, {"domain": domain, "operation": verb}) == expected
+    task = PlannedTask(id="t1", domain=domain, operation=verb, instruction="the task")
+    assert task_write_tool(bound, task) == expected

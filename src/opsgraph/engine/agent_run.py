@@ -4,32 +4,36 @@ from __future__ import annotations
 
 import itertools
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.types import interrupt
 
 from opsgraph.engine import model_calls
 from opsgraph.engine.context import RunContext
+from opsgraph.engine.plan import PlannedTask
+from opsgraph.engine.state import TaskResult
 from opsgraph.engine.tool_loop import AskModel, Decided, LoopResult, OnProposal, run_tool_loop
 from opsgraph.faults import crash_point
 from opsgraph.operations.base import Context
 from opsgraph.tools.binding import bind_agent_tools
 from opsgraph.tools.contract import DATA_NOTICE, BoundTool, Proposal
 
+if TYPE_CHECKING:
+    from opsgraph.registry.spec import AgentSpec
 
-def task_brief(ctx: RunContext, task: dict[str, Any],
-               dep_results: dict[str, dict[str, Any]]) -> str:
+
+def task_brief(ctx: RunContext, task: PlannedTask, dep_results: dict[str, TaskResult]) -> str:
     """The human turn of an agent: today's date, who asks, their words, its own task and
     what earlier tasks found (as data) — and nothing else."""
     roles = ", ".join(sorted(r.value for r in ctx.principal.roles))
     lines = [f"Today: {ctx.today_line()}.",
              f"Asked by: {ctx.principal.user_id} ({roles}).",
              f"Their message: {json.dumps(ctx.request, ensure_ascii=False)}",
-             f"Your task: {task['instruction']}"]
+             f"Your task: {task.instruction}"]
     if dep_results:
-        found = {tid: {"agent": r.get("agent"), "status": r.get("status"),
-                       "result": r.get("content") or r.get("findings")}
+        found = {tid: {"agent": r.agent, "status": r.status,
+                       "result": r.content or r.findings}
                  for tid, r in dep_results.items()}
         lines += ["", "Results of the tasks this one depends on. " + DATA_NOTICE,
                   json.dumps(found, default=str, ensure_ascii=False)]
@@ -68,6 +72,7 @@ def proposal_handler(ctx: RunContext, agent: str, task_id: str) -> OnProposal:
     def on_proposal(proposal: Proposal) -> Decided:
         from opsgraph.approvals.pending import record_pending
 
+        ctx.step(f"the proposal of task {task_id}")  # a write to the thread: lease first
         change = record_pending(
             ctx.scope, thread_id=ctx.thread_id, task_id=task_id, agent=agent,
             operation=proposal.operation, args=proposal.args, preview=proposal.preview,
@@ -98,8 +103,8 @@ def _asker(ctx: RunContext, spec: str, task_id: str, checkpointed: bool) -> AskM
     return ask
 
 
-def run_agent(ctx: RunContext, agent: Any, task: dict[str, Any],
-              dep_results: dict[str, dict[str, Any]]) -> LoopResult:
+def run_agent(ctx: RunContext, agent: AgentSpec, task: PlannedTask,
+              dep_results: dict[str, TaskResult]) -> LoopResult:
     """Run `agent` on `task`; action agents' turns are checkpointed and may interrupt."""
     from opsgraph.models.factory import get_chat_model
     from opsgraph.models.overrides import resolve_model_spec
@@ -115,19 +120,19 @@ def run_agent(ctx: RunContext, agent: Any, task: dict[str, Any],
     system = cached_system_message(get_chat_model(spec), system_prompt(agent))
     messages: list[BaseMessage] = [system, HumanMessage(task_brief(ctx, task, dep_results))]
     return run_tool_loop(
-        ask=_asker(ctx, spec, task["id"], checkpointed=acts), tools=tools, requires=requires,
+        ask=_asker(ctx, spec, task.id, checkpointed=acts), tools=tools, requires=requires,
         messages=messages, max_rounds=agent.round_limit, agent=agent.name,
-        on_proposal=proposal_handler(ctx, agent.name, task["id"]) if acts else None,
+        on_proposal=proposal_handler(ctx, agent.name, task.id) if acts else None,
         run_round=model_calls.replayable_round if acts else None,
         first_call=task_write_tool(tools, task) if acts else None)
 
 
-def task_write_tool(tools: dict[str, BoundTool], task: dict[str, Any]) -> str | None:
+def task_write_tool(tools: dict[str, BoundTool], task: PlannedTask) -> str | None:
     """The one write tool that does what the task asks (its domain and verb), if there is
     exactly one: an action agent's first turn is held to calling it."""
     found = [name for name, tool in tools.items() if tool.kind == "preview"
-             and tool.operation.domain == task.get("domain")
-             and tool.operation.verb == task.get("operation")]
+             and tool.operation.domain == task.domain
+             and tool.operation.verb == task.operation]
     if len(found) != 1:  # no exact match: the verb may be served by a differently named op
         writes = [name for name, tool in tools.items() if tool.kind == "preview"]
         found = writes if len(writes) == 1 else []

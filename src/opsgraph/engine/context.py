@@ -7,7 +7,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from opsgraph.engine.threads import ThreadLease
 from opsgraph.errors import RunAborted
+from opsgraph.models.limits import run_ticket
 from opsgraph.principal import Plan, Principal
 from opsgraph.settings import get_settings
 from opsgraph.store.scope import TenantScope
@@ -75,6 +77,21 @@ class RunContext:
     timezone: str = "UTC"
     """The venue's time zone (the tenant's `timezone`)."""
     started_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+    ticket: int = field(default_factory=run_ticket)
+    """The run's place in the queue for model-call slots: runs are served in start order."""
+    lease: ThreadLease | None = None
+    """The thread's lease, held for the run (None outside a runner, e.g. in tests)."""
+
+    def step(self, where: str) -> None:
+        """The start of a step (a node, a sub-task): the thread's lease must still hold
+        (read in the store), or the run stops here with `lease_lost`."""
+        if self.lease is not None:
+            self.lease.confirm(where)
+
+    def check_lease(self, where: str) -> None:
+        """Before a model call: stop if a renewal already found the lease lost (no I/O)."""
+        if self.lease is not None:
+            self.lease.check(where)
 
     def local_now(self) -> datetime:
         """When the run started, in the venue's time zone (UTC when the zone is unknown)."""

@@ -19,9 +19,10 @@ from langgraph.runtime import Runtime
 
 from opsgraph.engine import model_calls
 from opsgraph.engine.context import RunContext
-from opsgraph.engine.memory import render_history
+from opsgraph.engine.memory import Turn, render_history
 from opsgraph.engine.plan import MAX_TASKS, PlanDraft, TaskPlan, number_tasks, plan_problems
 from opsgraph.engine.plan_review import review_plan
+from opsgraph.engine.state import RunState, state_update
 from opsgraph.errors import RunAborted
 
 if TYPE_CHECKING:
@@ -113,7 +114,7 @@ def plan_schema(capabilities: list[str]) -> dict[str, Any]:
     }
 
 
-def _planner_messages(ctx: RunContext, spec: str, request: str, history: list[dict[str, Any]],
+def _planner_messages(ctx: RunContext, spec: str, request: str, history: list[Turn],
                       capabilities: dict[str, str]) -> list[BaseMessage]:
     """A stable system prompt (rules and one example: cacheable), then this request."""
     from opsgraph.models.factory import get_chat_model
@@ -142,7 +143,7 @@ def _draft(ctx: RunContext, spec: str, messages: list[BaseMessage],
         return None, str(exc).replace("\n", " ")[:400]
 
 
-def make_plan(ctx: RunContext, request: str, history: list[dict[str, Any]]) -> TaskPlan:
+def make_plan(ctx: RunContext, request: str, history: list[Turn]) -> TaskPlan:
     """Ask for a plan, number and review it; one repair attempt if it is invalid."""
     from opsgraph.models.factory import tier_spec
     from opsgraph.registry.loader import get_registry
@@ -192,15 +193,16 @@ def choose_agent(ctx: RunContext, domain: str, verb: str, instruction: str) -> s
     return chosen[0] if chosen else None
 
 
-def decompose(state: dict[str, Any], runtime: Runtime[RunContext]) -> dict[str, Any]:
+def decompose(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Plan the request and route every task to an agent."""
     ctx = runtime.context
-    plan = make_plan(ctx, state["request"], state.get("history") or [])
-    tasks = [{**task.model_dump(),
-              "agent": choose_agent(ctx, task.domain, task.operation, task.instruction)}
-             for task in plan.tasks]
-    data: dict[str, Any] = {"tasks": tasks}
+    ctx.step("decompose")
+    plan = make_plan(ctx, state.request, state.history)
+    tasks = [task.model_copy(update={
+        "agent": choose_agent(ctx, task.domain, task.operation, task.instruction)})
+        for task in plan.tasks]
+    data: dict[str, Any] = {"tasks": [task.model_dump() for task in tasks]}
     if plan.notes:
         data["notes"] = plan.notes
     get_stream_writer()({"event": "plan", "data": data})
-    return {"plan": tasks, "results": {}}
+    return state_update(plan=tasks, results={})

@@ -10,7 +10,7 @@ from typing import Any
 
 EVENT_NAMES = frozenset({
     "run_started", "plan", "task_started", "task_finished", "token", "approval_required",
-    "answer", "error", "run_finished",
+    "answer", "error", "run_finished", "progress",
 })
 
 

@@ -21,24 +21,21 @@ from langgraph.types import Interrupt
 
 from opsgraph.engine.context import CapReached, RunContext
 from opsgraph.engine.plan import PlannedTask, TaskPlan, topological
+from opsgraph.engine.state import RunState, TaskResult, TaskStatus, state_update
 from opsgraph.engine.synthesise import collect_sources, status_lines
 from opsgraph.errors import RunAborted
 from opsgraph.gates import decide
-from opsgraph.principal import WRITE_VERBS
 
 log = logging.getLogger(__name__)
 
 
-def _result(task: dict[str, Any], status: str, **fields: Any) -> dict[str, Any]:
-    return {"task_id": task["id"], "agent": task.get("agent"), "status": status,
-            "instruction": task.get("instruction", ""),
-            "writes": task.get("operation") in WRITE_VERBS,
-            "content": fields.pop("content", ""), "sources": fields.pop("sources", []),
-            **fields}
+def _result(task: PlannedTask, status: TaskStatus, **fields: Any) -> TaskResult:
+    return TaskResult(task_id=task.id, agent=task.agent, status=status,
+                      instruction=task.instruction, writes=task.writes, **fields)
 
 
 def _wait_dependencies(deps: dict[str, Future[dict[str, Any]]],
-                       after: Future[dict[str, Any]] | None) -> dict[str, dict[str, Any]]:
+                       after: Future[dict[str, Any]] | None) -> dict[str, TaskResult]:
     if after is not None:  # the previous writer: finished or paused, either way its turn is over
         try:
             after.result()
@@ -47,100 +44,99 @@ def _wait_dependencies(deps: dict[str, Future[dict[str, Any]]],
     results = {}
     for tid, fut in deps.items():
         try:
-            results[tid] = fut.result()
+            results[tid] = TaskResult.model_validate(fut.result())
         except GraphInterrupt:
             raise GraphInterrupt(()) from None  # wait for the decision; its card is elsewhere
     return results
 
 
-def _run(ctx: RunContext, task: dict[str, Any],
-         dep_results: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def _run(ctx: RunContext, task: PlannedTask, dep_results: dict[str, TaskResult]) -> TaskResult:
     from opsgraph.engine.agent_run import run_agent
     from opsgraph.registry.loader import get_registry
 
     emit = get_stream_writer()
-    blocked = [tid for tid, r in dep_results.items() if r["status"] != "completed"]
+    blocked = [tid for tid, r in dep_results.items() if r.status != "completed"]
     if blocked:
         return _result(task, "skipped", error=f"depends on {', '.join(blocked)}, which did not "
                                               "complete")
-    if not task.get("agent"):
-        return _result(task, "failed", error=f"no agent serves {task['operation']} in "
-                                             f"{task['domain']}")
-    agent = get_registry().get(task["agent"])
-    decision = decide(ctx.principal, agent, task["operation"], plan=ctx.plan,
+    if not task.agent:
+        return _result(task, "failed", error=f"no agent serves {task.operation} in "
+                                             f"{task.domain}")
+    agent = get_registry().get(task.agent)
+    decision = decide(ctx.principal, agent, task.operation, plan=ctx.plan,
                       mode="enforce" if ctx.capability_mode == "enforce" else "observe")
     if not decision:
         return _result(task, "denied", error=decision.reason, gate=decision.gate)
-    emit({"event": "task_started", "data": {"task_id": task["id"], "agent": agent.name}})
+    emit({"event": "task_started", "data": {"task_id": task.id, "agent": agent.name}})
     try:
         loop = run_agent(ctx, agent, task, dep_results)
     except GraphInterrupt:
         raise
     except CapReached as exc:
         emit({"event": "error", "data": {"code": exc.code, "message": exc.message,
-                                         "cap": exc.cap, "task_id": task["id"]}})
+                                         "cap": exc.cap, "task_id": task.id}})
         return _result(task, "failed", error=exc.message, cap=exc.cap)
     except RunAborted:
         raise  # the run cannot go on (e.g. a scripted model with no turn left): fail loudly
     except Exception as exc:
-        log.exception("task %s (%s) failed", task["id"], agent.name)
+        log.exception("task %s (%s) failed", task.id, agent.name)
         message = f"{agent.name}: {exc}" if str(exc) else f"{agent.name}: {type(exc).__name__}"
         emit({"event": "error", "data": {"code": "task_failed", "message": message,
-                                         "task_id": task["id"]}})
+                                         "task_id": task.id}})
         return _result(task, "failed", error=message)
     # an action task that proposed nothing did not do its job, whatever its text says
-    status = "no_proposal" if agent.kind == "action" and not loop.proposed else "completed"
+    status: TaskStatus = ("no_proposal" if agent.kind == "action" and not loop.proposed
+                          else "completed")
     return _result(task, status, content=loop.content,
                    sources=[s.to_json() for s in loop.sources], tool_calls=loop.tool_calls,
                    calls=loop.calls, findings=loop.findings)
 
 
 @task
-def run_subtask(task: dict[str, Any], deps: dict[str, Future[dict[str, Any]]],
+def run_subtask(task: PlannedTask, deps: dict[str, Future[dict[str, Any]]],
                 after: Future[dict[str, Any]] | None) -> dict[str, Any]:
-    """One sub-task: wait for what it needs, pass the gates, run its agent."""
+    """One sub-task: wait for what it needs, pass the gates, run its agent. Its result is
+    checkpointed, so it is returned as plain data (`TaskResult.model_dump()`)."""
     ctx = get_runtime(RunContext).context
     dep_results = _wait_dependencies(deps, after)
+    ctx.step(f"task {task.id}")
     result = _run(ctx, task, dep_results)
     get_stream_writer()({"event": "task_finished", "data": {
-        "task_id": task["id"], "agent": task.get("agent"), "status": result["status"],
-        "calls": result.get("calls", [])}})
-    return result
+        "task_id": task.id, "agent": task.agent, "status": result.status,
+        "calls": result.calls}})
+    return result.model_dump()
 
 
-def execute(state: dict[str, Any], runtime: Runtime[RunContext]) -> dict[str, Any]:
+def execute(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Start every sub-task as a future; gather all; raise every interrupt together."""
-    tasks = {t["id"]: t for t in state.get("plan") or []}
-    plan = TaskPlan(tasks=[PlannedTask.model_validate(t) for t in tasks.values()])
+    runtime.context.step("execute")
     futures: dict[str, Future[dict[str, Any]]] = {}
     last_writer: Future[dict[str, Any]] | None = None
-    for planned in topological(plan):
-        spec = tasks[planned.id]
+    for planned in topological(TaskPlan(tasks=state.plan)):
         deps = {d: futures[d] for d in planned.depends_on}
-        futures[planned.id] = run_subtask(spec, deps, last_writer if planned.writes else None)
+        futures[planned.id] = run_subtask(planned, deps, last_writer if planned.writes else None)
         if planned.writes:
             last_writer = futures[planned.id]
-    results: dict[str, dict[str, Any]] = {}
+    results: dict[str, TaskResult] = {}
     interrupts: list[Interrupt] = []
     for tid, fut in futures.items():
         try:
-            results[tid] = fut.result()
+            results[tid] = TaskResult.model_validate(fut.result())
         except GraphInterrupt as exc:
             interrupts.extend(exc.args[0] if exc.args else ())
     if interrupts:
         get_stream_writer()({"event": "answer", "data": pause_answer(results, interrupts)})
         raise GraphInterrupt(tuple(interrupts))
-    return {"results": results}
+    return state_update(results=results)
 
 
-def pause_answer(results: dict[str, dict[str, Any]],
-                 interrupts: list[Interrupt]) -> dict[str, Any]:
+def pause_answer(results: dict[str, TaskResult], interrupts: list[Interrupt]) -> dict[str, Any]:
     """What a paused run tells the person who asked, written by code: each card waiting,
     with its id, and every task that ended without doing its job."""
     cards = [i.value["card"] for i in interrupts
              if isinstance(i.value, dict) and "card" in i.value]
     lines = [f"Waiting for approval: {c['summary']} (card {c['change_id']})." for c in cards]
     lines += status_lines(results)
-    if any(r["status"] == "completed" and not r.get("writes") for r in results.values()):
+    if any(r.status == "completed" and not r.writes for r in results.values()):
         lines.append("The rest of the answer follows once the change is decided.")
     return {"text": "\n".join(lines), "sources": collect_sources(results)}

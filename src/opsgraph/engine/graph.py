@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from typing import Annotated, Any, TypedDict
+from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
@@ -11,38 +11,21 @@ from langgraph.graph.state import CompiledStateGraph
 from opsgraph.engine.context import RunContext
 from opsgraph.engine.decompose import decompose
 from opsgraph.engine.execute import execute
-from opsgraph.engine.memory import add_history
+from opsgraph.engine.state import RunState
 from opsgraph.engine.synthesise import synthesise
 
 CHECKPOINT_TTL_S = 30 * 24 * 3600
-
-
-def _replace(_: Any, right: Any) -> Any:
-    return right
-
-
-class RunState(TypedDict, total=False):
-    """The checkpointed state of a thread."""
-
-    request: str
-    history: Annotated[list[dict[str, Any]], add_history]
-    plan: Annotated[list[dict[str, Any]], _replace]
-    results: Annotated[dict[str, dict[str, Any]], _replace]
-    answer: dict[str, Any] | None
-    run_model: str | None
-    requester: dict[str, Any]
-
 
 _lock = threading.Lock()
 _compiled: CompiledStateGraph[Any, Any, Any, Any] | None = None
 
 
-def build_graph() -> StateGraph[Any, Any, Any, Any]:
+def build_graph() -> StateGraph[RunState, RunContext, RunState, RunState]:
     """The graph, uncompiled."""
-    graph: StateGraph[Any, Any, Any, Any] = StateGraph(RunState, context_schema=RunContext)
-    graph.add_node("decompose", decompose)  # type: ignore[type-var]
-    graph.add_node("execute", execute)  # type: ignore[type-var]
-    graph.add_node("synthesise", synthesise)  # type: ignore[type-var]
+    graph = StateGraph(RunState, context_schema=RunContext)
+    graph.add_node("decompose", decompose)
+    graph.add_node("execute", execute)
+    graph.add_node("synthesise", synthesise)
     graph.add_edge(START, "decompose")
     graph.add_edge("decompose", "execute")
     graph.add_edge("execute", "synthesise")

@@ -8,11 +8,38 @@ no model call and is the same on every replay.
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+from typing_extensions import TypedDict  # pydantic validates only this one before 3.12
+
+from opsgraph.errors import BadInput
 
 KEEP_VERBATIM = 10
 COMPACT_AFTER = 20
 _SENTENCE = re.compile(r"(?<=[.!?])\s")
+
+
+class Turn(TypedDict):
+    """One entry of a thread's history (kept as a plain dict in the checkpoint)."""
+
+    role: Literal["user", "assistant", "summary"]
+    content: str
+
+
+ROLES = ("user", "assistant", "summary")
+
+
+def as_turns(history: Sequence[Mapping[str, Any]]) -> list[Turn]:
+    """Earlier turns handed in from outside (`{role, content}`), checked."""
+    turns = []
+    for n, item in enumerate(history):
+        role, content = item.get("role"), item.get("content")
+        if role not in ROLES or not isinstance(content, str):
+            raise BadInput(f"history[{n}]: needs a role ({', '.join(ROLES)}) and a text "
+                           "content")
+        turns.append(Turn(role=role, content=content))
+    return turns
 
 
 def _gist(text: str, limit: int = 160) -> str:
@@ -20,8 +47,7 @@ def _gist(text: str, limit: int = 160) -> str:
     return first if len(first) <= limit else first[: limit - 1] + "…"
 
 
-def add_history(left: list[dict[str, Any]] | None,
-                right: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+def add_history(left: list[Turn] | None, right: list[Turn] | None) -> list[Turn]:
     """State reducer: append turns, then compact when the thread grows past the limit."""
     merged = [*(left or []), *(right or [])]
     if len(merged) <= COMPACT_AFTER:
@@ -33,10 +59,10 @@ def add_history(left: list[dict[str, Any]] | None,
             lines.append(turn["content"])
         else:
             lines.append(f"{turn['role']}: {_gist(turn['content'])}")
-    return [{"role": "summary", "content": "\n".join(lines)}, *recent]
+    return [Turn(role="summary", content="\n".join(lines)), *recent]
 
 
-def render_history(history: list[dict[str, Any]]) -> str:
+def render_history(history: list[Turn]) -> str:
     """The history as text for the planner (empty string for a new thread)."""
     lines = []
     for turn in history:

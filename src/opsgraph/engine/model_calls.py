@@ -9,9 +9,11 @@ checkpoint instead of calling the model again.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any, cast
 
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langgraph.config import get_stream_writer
 from langgraph.func import task
 
 from opsgraph.engine.context import RunContext
@@ -21,6 +23,28 @@ from opsgraph.tools.contract import BoundTool, ToolOutcome
 
 def _metadata(stage: str, task_id: str | None) -> dict[str, Any]:
     return {"opsgraph_stage": stage, "task_id": task_id}
+
+
+@contextmanager
+def _slot(ctx: RunContext, stage: str, task_id: str | None) -> Iterator[None]:
+    """The run's lease still holds; then one of the process's model-call slots, queued
+    behind runs that started earlier. A call that has to wait says so as a `progress`
+    event with its place in the queue."""
+    from opsgraph.models.limits import model_call_slot
+
+    where = f"{stage} {task_id or ''}".strip()
+    ctx.check_lease(f"the model call of {where}")
+    emit = get_stream_writer()
+
+    def waiting(position: int) -> None:
+        data: dict[str, Any] = {"stage": "waiting_for_model", "position": position,
+                                "step": stage}
+        if task_id:
+            data["task_id"] = task_id
+        emit({"event": "progress", "data": data})
+
+    with model_call_slot(ctx.ticket, on_wait=waiting):
+        yield
 
 
 def _bound(spec: str, tools: list[dict[str, Any]], choice: str | None) -> Any:
@@ -37,12 +61,11 @@ def invoke(ctx: RunContext, spec: str, messages: list[BaseMessage], tools: list[
            *, stage: str, task_id: str | None = None, choice: str | None = None) -> AIMessage:
     """One model call with tools offered; `choice` "any" (the reply must call a tool) or a
     tool's name (it must call that one); counted, limited and tagged."""
-    from opsgraph.models.limits import model_call_slot
     from opsgraph.models.usage import usage_of
 
     ctx.usage.spend_call(ctx.call_budget, f"{stage} {task_id or ''}".strip())
     model = _bound(spec, tools, choice)
-    with model_call_slot():
+    with _slot(ctx, stage, task_id):
         reply = model.invoke(messages, config={"metadata": _metadata(stage, task_id)})
     if not isinstance(reply, AIMessage):
         reply = AIMessage(content=str(getattr(reply, "content", reply)))
@@ -55,12 +78,11 @@ def structured(ctx: RunContext, spec: str, messages: list[BaseMessage],
     """A typed answer (e.g. a plan) via the model's structured output; a dict schema
     answers a dict."""
     from opsgraph.models.factory import get_chat_model
-    from opsgraph.models.limits import model_call_slot
     from opsgraph.models.usage import usage_of
 
     ctx.usage.spend_call(ctx.call_budget, stage)
     model = get_chat_model(spec).with_structured_output(schema, include_raw=True)
-    with model_call_slot():
+    with _slot(ctx, stage, None):
         reply = cast(dict[str, Any],
                      model.invoke(messages, config={"metadata": _metadata(stage, None)}))
     ctx.usage.add(usage_of(reply["raw"]))
@@ -73,13 +95,12 @@ def stream_text(ctx: RunContext, spec: str, messages: list[BaseMessage], *,
                 stage: str) -> Iterator[str]:
     """Stream the text of one answer as it comes."""
     from opsgraph.models.factory import get_chat_model
-    from opsgraph.models.limits import model_call_slot
     from opsgraph.models.usage import usage_of
 
     ctx.usage.spend_call(ctx.call_budget, stage)
     model = get_chat_model(spec)
     chunks: list[AIMessageChunk] = []
-    with model_call_slot():
+    with _slot(ctx, stage, None):
         for chunk in model.stream(messages, config={"metadata": _metadata(stage, None)}):
             chunks.append(chunk)
             text = chunk.text if isinstance(chunk.text, str) else str(chunk.content)

@@ -11,17 +11,20 @@ from __future__ import annotations
 import logging
 import re
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, cast
 
 from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command, Interrupt
 
 from opsgraph.engine.context import RunContext
 from opsgraph.engine.events import Event, EventIds
-from opsgraph.engine.threads import thread_lease
+from opsgraph.engine.memory import Turn, as_turns
+from opsgraph.engine.state import RunState, new_message_state
+from opsgraph.engine.threads import LeasedSaver, thread_lease
 from opsgraph.errors import BadInput, Conflict, NotFound, OpsgraphError
-from opsgraph.principal import Principal, parse_channel, parse_plan, parse_roles
+from opsgraph.principal import Principal, parse_plan
 from opsgraph.store.scope import TenantScope
 
 log = logging.getLogger(__name__)
@@ -65,6 +68,9 @@ def _drive(ctx: RunContext, graph_input: Any, ids: EventIds) -> Iterator[Event]:
     from opsgraph.engine.graph import get_graph
 
     graph = get_graph()
+    if ctx.lease is not None:  # this run writes its checkpoint only while it holds the lease
+        assert isinstance(graph.checkpointer, BaseCheckpointSaver)
+        graph = graph.copy(update={"checkpointer": LeasedSaver(graph.checkpointer, ctx.lease)})
     config = _config(ctx.principal, ctx.thread_id)
     cards: list[dict[str, Any]] = []
     status = "completed"
@@ -102,36 +108,22 @@ def _drive(ctx: RunContext, graph_input: Any, ids: EventIds) -> Iterator[Event]:
 THREAD_ID = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 
 
-def principal_record(principal: Principal) -> dict[str, Any]:
-    """The requester, as the thread's state keeps it."""
-    return {"tenant_id": principal.tenant_id, "user_id": principal.user_id,
-            "roles": sorted(r.value for r in principal.roles),
-            "channel": principal.channel.value}
-
-
-def requester_of(values: dict[str, Any], fallback: Principal) -> Principal:
-    """Who started the thread's run: a resumed run keeps the requester's permissions."""
-    record = values.get("requester")
-    if not record:
-        return fallback
-    return Principal(record["tenant_id"], record["user_id"], parse_roles(record["roles"]),
-                     parse_channel(record["channel"]))
-
-
 def thread_state(principal: Principal, thread_id: str) -> tuple[tuple[Interrupt, ...],
-                                                                  dict[str, Any]]:
-    """The interrupts a thread is paused on (empty when it is not) and its state values."""
+                                                                  RunState | None]:
+    """The interrupts a thread is paused on (empty when it is not) and its state (None for
+    a thread with no checkpoint); `StateUnreadable` when this version cannot read it."""
     from opsgraph.engine.graph import get_graph
 
     state = get_graph().get_state(_config(principal, thread_id))
-    return tuple(state.interrupts), dict(state.values)
+    values = RunState(**state.values) if state.values else None
+    return tuple(state.interrupts), values
 
 
 def _check_thread(principal: Principal, thread_id: str) -> None:
     """Only the thread's requester continues it; a paused thread waits for its decisions."""
     waiting, values = thread_state(principal, thread_id)
-    owner = values.get("requester")
-    if owner and owner["user_id"] != principal.user_id:
+    owner = values.requester if values else None
+    if owner and owner.user_id != principal.user_id:
         raise NotFound(f"thread {thread_id} not found", thread_id=thread_id)
     if waiting:
         raise Conflict(f"thread {thread_id} is waiting for {len(waiting)} approval "
@@ -141,7 +133,7 @@ def _check_thread(principal: Principal, thread_id: str) -> None:
 
 def stream_run(principal: Principal, message: str, *, thread_id: str | None = None,
                model: str | None = None,
-               history: list[dict[str, Any]] | None = None) -> Iterator[Event]:
+               history: Sequence[Mapping[str, Any]] | None = None) -> Iterator[Event]:
     """Run one message on a thread (new or continuing).
 
     `history` seeds a new thread with earlier turns (`{role, content}`; the eval suite's
@@ -155,21 +147,19 @@ def stream_run(principal: Principal, message: str, *, thread_id: str | None = No
         from opsgraph.models.spec import parse_model_spec
 
         parse_model_spec(model)
+    earlier = as_turns(history or [])
     new_thread = thread_id is None
     thread_id = thread_id or "th_" + uuid.uuid4().hex[:16]
-    ctx = make_context(principal, thread_id, model, message.strip())
+    text = message.strip()
     ids = EventIds()
-    with thread_lease(ctx.scope, thread_id):
+    ctx = make_context(principal, thread_id, model, text)
+    with thread_lease(ctx.scope, thread_id) as lease:
+        ctx.lease = lease
         if not new_thread:
             _check_thread(principal, thread_id)
         yield ids.make("run_started", {"thread_id": thread_id, "run_id": ids.run_id})
-        text = message.strip()
-        graph_input: dict[str, Any] = {
-            "request": text, "plan": [], "results": {}, "answer": None, "run_model": model,
-            "requester": principal_record(principal),
-            "history": [*(history if new_thread and history else []),
-                        {"role": "user", "content": text}]}
-        yield from _drive(ctx, graph_input, ids)
+        turns = [*(earlier if new_thread else []), Turn(role="user", content=text)]
+        yield from _drive(ctx, new_message_state(text, principal, model, turns), ids)
 
 
 def stream_resume(principal: Principal, thread_id: str, decisions: dict[str, Any], *,
@@ -181,11 +171,13 @@ def stream_resume(principal: Principal, thread_id: str, decisions: dict[str, Any
     pause again.
     """
     ids = EventIds()
-    with thread_lease(TenantScope.of(principal), thread_id):
+    with thread_lease(TenantScope.of(principal), thread_id) as lease:
         interrupts, values = thread_state(principal, thread_id)
         # a resumed run keeps its requester and the model it started with
-        ctx = make_context(requester_of(values, principal), thread_id,
-                           model or values.get("run_model"), str(values.get("request", "")))
+        requester = values.requester.principal() if values and values.requester else principal
+        ctx = make_context(requester, thread_id, model or (values.run_model if values else None),
+                           values.request if values else "")
+        ctx.lease = lease
         by_change = {i.value.get("change_id"): i.id for i in interrupts
                      if isinstance(i.value, dict)}
         resume = {by_change[cid]: value for cid, value in decisions.items() if cid in by_change}

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from langchain_core.messages import HumanMessage, SystemMessage
@@ -22,6 +22,7 @@ from langgraph.runtime import Runtime
 
 from opsgraph.engine import model_calls
 from opsgraph.engine.context import RunContext
+from opsgraph.engine.state import Answer, RunState, TaskResult, state_update
 from opsgraph.tools.contract import DATA_NOTICE
 
 SYNTHESIS_RULES = """You answer a member of staff of a club or venue.
@@ -44,12 +45,12 @@ NOTHING_FOUND = "I found nothing that answers this request."
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
-def collect_sources(results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+def collect_sources(results: Mapping[str, TaskResult]) -> list[dict[str, Any]]:
     """Every record and document the agents actually read, once, in task order."""
     seen: set[tuple[str, str]] = set()
     sources = []
     for result in results.values():
-        for src in result.get("sources") or []:
+        for src in result.sources:
             key = (src["kind"], src["id"])
             if key not in seen:
                 seen.add(key)
@@ -78,19 +79,19 @@ def _change_line(change: dict[str, Any]) -> str | None:
     return f"Not done: {summary} — it failed to apply ({change.get('error') or outcome})."
 
 
-def status_lines(results: dict[str, dict[str, Any]]) -> list[str]:
+def status_lines(results: Mapping[str, TaskResult]) -> list[str]:
     """What happened to every change and every task that did not complete, from the calls."""
     lines: list[str] = []
     for result in results.values():
-        status = result.get("status")
-        what = _quoted(result.get("instruction") or result.get("task_id", "the task"))
-        for call in result.get("calls") or []:
+        status = result.status
+        what = _quoted(result.instruction or result.task_id)
+        for call in result.calls:
             line = _change_line(call["change"]) if "change" in call else None
             if line:
                 lines.append(line)
-        reason = result.get("error") or ""
+        reason = result.error or ""
         if status == "no_proposal":
-            said = " ".join((result.get("content") or "").split())
+            said = " ".join(result.content.split())
             tail = f" — the agent said: {said}" if said else ""
             lines.append(f"No change was proposed for {what}{tail}"
                          + ("" if said.endswith((".", "?", "!")) else "."))
@@ -103,9 +104,9 @@ def status_lines(results: dict[str, dict[str, Any]]) -> list[str]:
     return lines
 
 
-def _applied(results: dict[str, dict[str, Any]]) -> bool:
+def _applied(results: Mapping[str, TaskResult]) -> bool:
     return any(call.get("change", {}).get("outcome") == "applied"
-               for r in results.values() for call in r.get("calls") or [])
+               for r in results.values() for call in r.calls)
 
 
 def truthful(sentences: Iterable[str], applied: bool) -> Iterator[str]:
@@ -115,15 +116,14 @@ def truthful(sentences: Iterable[str], applied: bool) -> Iterator[str]:
             yield sentence
 
 
-def _findings(results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+def _findings(results: Mapping[str, TaskResult]) -> list[dict[str, Any]]:
     rows = []
     for tid, r in results.items():
-        if r.get("writes") or r.get("status") != "completed":
+        if r.writes or r.status != "completed":
             continue
-        found = r.get("findings") or []
-        if found or (r.get("content") or "").strip():
-            rows.append({"task": tid, "instruction": r.get("instruction"),
-                         "found": found or r.get("content")})
+        if r.findings or r.content.strip():
+            rows.append({"task": tid, "instruction": r.instruction,
+                         "found": r.findings or r.content})
     return rows
 
 
@@ -141,18 +141,19 @@ def _sentences(chunks: Iterable[str]) -> Iterator[str]:
         yield buffer
 
 
-def synthesise(state: dict[str, Any], runtime: Runtime[RunContext]) -> dict[str, Any]:
+def synthesise(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Stream the answer: what was read (model, checked), then what was done (code)."""
     from opsgraph.models.factory import tier_spec
 
     ctx = runtime.context
+    ctx.step("synthesise")
     emit = get_stream_writer()
-    results = state.get("results") or {}
+    results = state.results
     parts: list[str] = []
     findings = _findings(results)
     if findings:
         messages = [SystemMessage(SYNTHESIS_RULES),
-                    HumanMessage(f"Today: {ctx.today_line()}.\nRequest: {state['request']}\n\n"
+                    HumanMessage(f"Today: {ctx.today_line()}.\nRequest: {state.request}\n\n"
                                  f"Findings. {DATA_NOTICE}\n"
                                  + json.dumps(findings, default=str, ensure_ascii=False))]
         stream = model_calls.stream_text(ctx, ctx.run_model or tier_spec("default"), messages,
@@ -168,6 +169,7 @@ def synthesise(state: dict[str, Any], runtime: Runtime[RunContext]) -> dict[str,
     if not "".join(parts).strip():
         parts.append(NOTHING_FOUND)
         emit({"event": "token", "data": {"text": NOTHING_FOUND}})
-    answer = {"text": "".join(parts).strip(), "sources": collect_sources(results)}
-    emit({"event": "answer", "data": answer})
-    return {"answer": answer, "history": [{"role": "assistant", "content": answer["text"]}]}
+    answer = Answer(text="".join(parts).strip(), sources=collect_sources(results))
+    emit({"event": "answer", "data": answer.model_dump()})
+    return state_update(answer=answer,
+                        history=[{"role": "assistant", "content": answer.text}])

@@ -4,24 +4,48 @@ Two requests on the same thread (a new message while a decision resumes it, two 
 on one thread) would race on its checkpoint; the second waits for the lease. The holder
 renews the lease while its run goes on, so a long run keeps it, and a crashed holder's
 lease lapses within `OPSGRAPH_THREAD_LEASE_S` (default 30 s).
+
+A holder that cannot renew — another owner took the lease, or the store did not answer
+until the lease's own end passed — has lost it: `ThreadLease.check()` (no I/O, at every
+model call) and `ThreadLease.confirm()` (reads the lease in the store, at every step of the
+graph and before anything is written to the thread) raise `LeaseLost`, and the run stops.
+`LeasedSaver` wraps the checkpointer of one run so that no checkpoint is written after
+the loss.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import (
+    BaseCheckpointSaver,
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
+    CheckpointTuple,
+)
 from pymongo.database import Database
-from pymongo.errors import DuplicateKeyError
+from pymongo.errors import DuplicateKeyError, PyMongoError
 
-from opsgraph.errors import Conflict
+from opsgraph.errors import Conflict, RunAborted
 from opsgraph.settings import get_settings
 from opsgraph.store.scope import TenantScope
+
+log = logging.getLogger(__name__)
+
+
+class LeaseLost(RunAborted):
+    """The run no longer holds its thread's lease: it stops before writing anything more."""
+
+    code = "lease_lost"
 
 
 def lease_seconds() -> float:
@@ -41,32 +65,145 @@ def _try_acquire(scope: TenantScope, thread_id: str, owner: str, lease_s: float)
     return got is not None
 
 
-def _renew_until_stopped(scope: TenantScope, thread_id: str, owner: str, lease_s: float,
-                         stop: threading.Event) -> None:
-    while not stop.wait(lease_s / 3):
-        _try_acquire(scope, thread_id, owner, lease_s)
+class ThreadLease:
+    """A held lease on one thread, renewed in the background until released or lost."""
+
+    def __init__(self, scope: TenantScope, thread_id: str, owner: str, lease_s: float,
+                 valid_until: float) -> None:
+        self.scope = scope
+        self.thread_id = thread_id
+        self.owner = owner
+        self.lease_s = lease_s
+        self._valid_until = valid_until
+        """`time.monotonic()` past which the last successful renewal no longer holds."""
+        self._lost: str | None = None
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._renewer = threading.Thread(target=self._renew_until_stopped, daemon=True,
+                                         name=f"lease-{thread_id}")
+
+    @property
+    def lost(self) -> str | None:
+        """Why the lease was lost, or None while it holds."""
+        with self._lock:
+            if self._lost is None and time.monotonic() > self._valid_until:
+                self._lost = (f"its lease lapsed at {self.lease_s:g} s without a successful "
+                              "renewal")
+            return self._lost
+
+    def _lose(self, why: str) -> None:
+        with self._lock:
+            if self._lost is None:
+                self._lost = why
+                log.warning("run on thread %s lost its lease: %s", self.thread_id, why)
+
+    def check(self, where: str = "") -> None:
+        """Raise `LeaseLost` if a renewal already found the lease gone (no I/O)."""
+        why = self.lost
+        if why is not None:
+            at = f" at {where}" if where else ""
+            raise LeaseLost(f"the run on thread {self.thread_id} stopped{at}: {why}; another "
+                            "run may hold the thread now, so nothing more was written",
+                            thread_id=self.thread_id)
+
+    def confirm(self, where: str = "") -> None:
+        """`check`, then read the lease in the store: it must still name this owner."""
+        self.check(where)
+        try:
+            held = self.scope["thread_leases"].find_one(
+                {"thread_id": self.thread_id, "owner": self.owner,
+                 "until": {"$gte": datetime.now(UTC)}})
+        except PyMongoError as exc:
+            raise LeaseLost(f"the run on thread {self.thread_id} stopped at {where or 'a step'}:"
+                            f" its lease could not be read ({type(exc).__name__})",
+                            thread_id=self.thread_id) from exc
+        if held is None:
+            self._lose("another owner holds the lease, or it lapsed")
+        self.check(where)
+
+    def _renew_until_stopped(self) -> None:
+        while not self._stop.wait(self.lease_s / 3):
+            started = time.monotonic()
+            try:
+                renewed = _try_acquire(self.scope, self.thread_id, self.owner, self.lease_s)
+            except PyMongoError as exc:  # the store did not answer: try again while it holds
+                log.warning("renewing the lease of thread %s failed: %s", self.thread_id, exc)
+                if self.lost is not None:
+                    return
+                continue
+            if not renewed:
+                self._lose("another owner took the lease")
+                return
+            with self._lock:
+                self._valid_until = started + self.lease_s
+
+    def _start(self) -> None:
+        self._renewer.start()
+
+    def _release(self) -> None:
+        self._stop.set()
+        self._renewer.join()
+        with contextlib.suppress(PyMongoError):  # a lost lease is not ours to delete
+            self.scope["thread_leases"].delete_one({"thread_id": self.thread_id,
+                                                    "owner": self.owner})
 
 
 @contextlib.contextmanager
-def thread_lease(scope: TenantScope, thread_id: str, wait_s: float = 60.0) -> Iterator[str]:
+def thread_lease(scope: TenantScope, thread_id: str,
+                 wait_s: float = 60.0) -> Iterator[ThreadLease]:
     """Hold the thread for one run; waits up to `wait_s` for another run to finish."""
     owner = uuid.uuid4().hex
     lease_s = lease_seconds()
     deadline = time.monotonic() + wait_s
-    while not _try_acquire(scope, thread_id, owner, lease_s):
-        if time.monotonic() > deadline:
+    while True:
+        started = time.monotonic()
+        if _try_acquire(scope, thread_id, owner, lease_s):
+            break
+        if started > deadline:
             raise Conflict(f"thread {thread_id} is busy with another run; try again shortly")
         time.sleep(0.05)
-    stop = threading.Event()
-    renewer = threading.Thread(target=_renew_until_stopped, daemon=True,
-                               args=(scope, thread_id, owner, lease_s, stop))
-    renewer.start()
+    lease = ThreadLease(scope, thread_id, owner, lease_s, valid_until=started + lease_s)
+    lease._start()
     try:
-        yield owner
+        yield lease
     finally:
-        stop.set()
-        renewer.join()
-        scope["thread_leases"].delete_one({"thread_id": thread_id, "owner": owner})
+        lease._release()
+
+
+class LeasedSaver(BaseCheckpointSaver[Any]):
+    """A run's view of the checkpointer: reads pass through, every write first confirms
+    the run's thread lease, so a run that lost it writes nothing to the thread."""
+
+    def __init__(self, inner: BaseCheckpointSaver[Any], lease: ThreadLease) -> None:
+        super().__init__(serde=inner.serde)
+        self.inner = inner
+        self.lease = lease
+
+    def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        return self.inner.get_tuple(config)
+
+    def list(self, config: RunnableConfig | None, *, filter: dict[str, Any] | None = None,
+             before: RunnableConfig | None = None,
+             limit: int | None = None) -> Iterator[CheckpointTuple]:
+        return self.inner.list(config, filter=filter, before=before, limit=limit)
+
+    def put(self, config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata,
+            new_versions: ChannelVersions) -> RunnableConfig:
+        self.lease.confirm("the checkpoint")
+        return self.inner.put(config, checkpoint, metadata, new_versions)
+
+    def put_writes(self, config: RunnableConfig, writes: Sequence[tuple[str, Any]],
+                   task_id: str, task_path: str = "") -> None:
+        self.lease.confirm("the checkpoint")
+        self.inner.put_writes(config, writes, task_id, task_path)
+
+    def get_next_version(self, current: Any, channel: None) -> Any:
+        return self.inner.get_next_version(current, channel)
+
+    def with_allowlist(self, extra_allowlist: Collection[tuple[str, ...]]) -> LeasedSaver:
+        """LangGraph's strict-msgpack allowlist goes to the saver that serializes."""
+        inner = self.inner.with_allowlist(extra_allowlist)
+        return self if inner is self.inner else LeasedSaver(inner, self.lease)
 
 
 def ensure_indexes(db: Database[dict[str, Any]]) -> None:

@@ -3,28 +3,37 @@
 - Each hosted model instance gets its own token-bucket rate limiter (`OPSGRAPH_MODEL_RPS`
   requests per second, bursts of twice that, starting full so the first call never waits).
 - `model_call_slot()` caps concurrent model calls in this process
-  (`OPSGRAPH_MODEL_CONCURRENCY`, default 4); the runtime wraps every call in it. One
-  `threading.BoundedSemaphore` serves threads and event loops alike.
+  (`OPSGRAPH_MODEL_CONCURRENCY`, default 4); the runtime wraps every call in it. Under
+  overload the slots are fair: a freed slot is handed to the waiting call whose run
+  started first (its `run_ticket()`), not to whichever thread or coroutine asks next, so
+  a run that started early finishes early instead of every run in a burst finishing late.
+  Threads and event loops wait in the same queue; a waiting call is told its position.
 """
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
-from typing import TYPE_CHECKING, Final
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from opsgraph.settings import get_settings
 
 if TYPE_CHECKING:
     from langchain_core.rate_limiters import InMemoryRateLimiter
 
-_POLL_START_S: Final = 0.001
-_POLL_MAX_S: Final = 0.02
+OnWait = Callable[[int], None]
+"""Called once when a call has to wait, with its position in the queue (1 = next)."""
 
-_lock = threading.Lock()
-_slots: threading.BoundedSemaphore | None = None
-_slot_count = 0
+_tickets = itertools.count(1)
+
+
+def run_ticket() -> int:
+    """A number that orders runs by when they started (smaller = earlier)."""
+    return next(_tickets)
 
 
 def model_rate_limiter() -> InMemoryRateLimiter:
@@ -39,26 +48,145 @@ def model_rate_limiter() -> InMemoryRateLimiter:
     return limiter
 
 
-def model_call_limit() -> int:
-    """How many model calls may run at once in this process."""
-    _semaphore()
-    return _slot_count
+@dataclass(order=True)
+class _Waiter:
+    ticket: int
+    arrival: int
+    wake: Callable[[], None] = field(compare=False)
+    granted: bool = field(default=False, compare=False)
+    gone: bool = field(default=False, compare=False)
 
 
-def _semaphore() -> threading.BoundedSemaphore:
-    global _slots, _slot_count
+class ModelSlots:
+    """`count` slots; a freed slot goes straight to the waiter with the smallest ticket."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self._free = count
+        self._queue: list[_Waiter] = []
+        self._waiting = 0
+        self._arrivals = itertools.count()
+        self._lock = threading.Lock()
+
+    @property
+    def waiting(self) -> int:
+        """Calls queued for a slot right now."""
+        with self._lock:
+            return self._waiting
+
+    def _enqueue(self, ticket: int, wake: Callable[[], None]) -> tuple[_Waiter | None, int]:
+        """Take a free slot (None, 0), or join the queue (waiter, position)."""
+        with self._lock:
+            if self._free > 0:
+                self._free -= 1
+                return None, 0
+            waiter = _Waiter(ticket, next(self._arrivals), wake)
+            ahead = sum(1 for w in self._queue if not w.gone and w < waiter)
+            heapq.heappush(self._queue, waiter)
+            self._waiting += 1
+            return waiter, ahead + 1
+
+    def _abandon(self, waiter: _Waiter) -> None:
+        """A waiter that stops waiting (cancelled, or its `on_wait` failed): out of the
+        queue, or — when the slot reached it meanwhile — the slot passed on."""
+        with self._lock:
+            handed = waiter.granted
+            if not handed:
+                waiter.gone = True
+                self._waiting -= 1
+        if handed:
+            self.release()
+
+    def release(self) -> None:
+        """Give the slot to the first live waiter, or free it."""
+        with self._lock:
+            while self._queue:
+                waiter = heapq.heappop(self._queue)
+                if waiter.gone:
+                    continue
+                waiter.granted = True
+                self._waiting -= 1
+                break
+            else:
+                self._free += 1
+                return
+        try:
+            waiter.wake()
+        except RuntimeError:  # its event loop has closed: the next waiter gets the slot
+            self.release()
+
+    def acquire(self, ticket: int, on_wait: OnWait | None = None) -> None:
+        """Block this thread until it holds a slot."""
+        granted = threading.Event()
+        waiter, position = self._enqueue(ticket, granted.set)
+        if waiter is None:
+            return
+        try:
+            if on_wait is not None:
+                on_wait(position)
+        except BaseException:
+            self._abandon(waiter)
+            raise
+        granted.wait()
+
+    async def acquire_async(self, ticket: int, on_wait: OnWait | None = None) -> None:
+        """Wait (without blocking the event loop) until this coroutine holds a slot."""
+        import asyncio  # not at module level: importing opsgraph.models stays cheap
+
+        loop = asyncio.get_running_loop()
+        granted = loop.create_future()
+
+        def grant() -> None:
+            if not granted.done():
+                granted.set_result(None)
+
+        def wake() -> None:
+            loop.call_soon_threadsafe(grant)
+
+        waiter, position = self._enqueue(ticket, wake)
+        if waiter is None:
+            return
+        try:
+            if on_wait is not None:
+                on_wait(position)
+            await granted
+        except BaseException:  # cancelled while waiting, or `on_wait` failed
+            self._abandon(waiter)
+            raise
+
+
+_lock = threading.Lock()
+_slots: ModelSlots | None = None
+
+
+def _model_slots() -> ModelSlots:
+    global _slots
     with _lock:
         if _slots is None:
-            _slot_count = get_settings().model_concurrency
-            _slots = threading.BoundedSemaphore(max(1, _slot_count))
+            _slots = ModelSlots(max(1, get_settings().model_concurrency))
         return _slots
 
 
+def model_call_limit() -> int:
+    """How many model calls may run at once in this process."""
+    return _model_slots().count
+
+
+def model_calls_waiting() -> int:
+    """How many model calls wait for a slot in this process right now."""
+    return _model_slots().waiting
+
+
 @contextmanager
-def model_call_slot() -> Iterator[None]:
-    """Hold one of the process's model-call slots (blocks the thread until one is free)."""
-    slots = _semaphore()
-    slots.acquire()
+def model_call_slot(ticket: int | None = None, on_wait: OnWait | None = None
+                    ) -> Iterator[None]:
+    """Hold one of the process's model-call slots (blocks the thread until one is free).
+
+    `ticket` is the run's (`run_ticket()` when it started); without one the call queues in
+    the order it arrives.
+    """
+    slots = _model_slots()
+    slots.acquire(run_ticket() if ticket is None else ticket, on_wait)
     try:
         yield
     finally:
@@ -66,15 +194,11 @@ def model_call_slot() -> Iterator[None]:
 
 
 @asynccontextmanager
-async def model_call_slot_async() -> AsyncIterator[None]:
+async def model_call_slot_async(ticket: int | None = None, on_wait: OnWait | None = None
+                                ) -> AsyncIterator[None]:
     """`model_call_slot` for coroutines: waits without blocking the event loop."""
-    import asyncio  # not at module level: importing opsgraph.models stays cheap
-
-    slots = _semaphore()
-    pause = _POLL_START_S
-    while not slots.acquire(blocking=False):
-        await asyncio.sleep(pause)
-        pause = min(pause * 2, _POLL_MAX_S)
+    slots = _model_slots()
+    await slots.acquire_async(run_ticket() if ticket is None else ticket, on_wait)
     try:
         yield
     finally:
