@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test check lint types unit bench test-llm eval-local schema clean
+.PHONY: run test check lint types unit deploy-check bench test-llm eval-local schema clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -19,7 +19,7 @@ run: $(STAMP)
 	$(BIN)/opsgraph serve --host $(HOST) --port $(PORT)
 
 ## test: install, then lint, types and the test suite (what CI runs)
-test: $(STAMP) lint types unit
+test: $(STAMP) lint types deploy-check unit
 
 check: test
 
@@ -28,6 +28,11 @@ lint: $(STAMP)
 
 types: $(STAMP)
 	$(BIN)/mypy
+
+## deploy-check: hadolint on the Dockerfile; cfn-lint on template.yaml, as written and after
+## the SAM transform (offline, no AWS account)
+deploy-check: $(STAMP)
+	$(BIN)/python -m tests.deploy.validate
 
 unit: $(STAMP)
 	$(BIN)/pytest -m "not slow" -n 2 tests

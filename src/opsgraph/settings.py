@@ -15,7 +15,7 @@ from pathlib import Path
 
 from opsgraph.errors import OpsgraphError
 
-DEFAULT_MODEL = "bedrock:us.anthropic.claude-sonnet-4-5-20250929-v1:0"
+DEFAULT_MODEL = "bedrock:us.anthropic.claude-sonnet-4-6"
 DEFAULT_LIGHT_MODEL = "bedrock:us.anthropic.claude-haiku-4-5-20251001-v1:0"
 PROVIDERS = ("bedrock", "openai", "llamacpp", "scripted")
 TOKEN_ALGORITHMS = ("HS256", "HS384", "HS512")
@@ -33,7 +33,9 @@ class Settings:
     """Every knob opsgraph reads from the environment."""
 
     mongodb_uri: str | None
-    """`MONGODB_URI`: the MongoDB to use; None starts the embedded server."""
+    """`MONGODB_URI`, or the secret `OPSGRAPH_MONGODB_SECRET_ARN` names (a deployment: read
+    once, Lambda client options added; see `opsgraph.secrets`): the MongoDB to use; None
+    starts the embedded server."""
     home: Path
     """`OPSGRAPH_HOME`: local data (embedded store, caches, local secrets)."""
     database: str
@@ -43,7 +45,8 @@ class Settings:
     light_model: str
     """`OPSGRAPH_LIGHT_MODEL`: model spec of the light tier."""
     token_secret: str | None
-    """`OPSGRAPH_TOKEN_SECRET`: signs bearer tokens; None → a local secret in `home`."""
+    """`OPSGRAPH_TOKEN_SECRET`, or the secret `OPSGRAPH_TOKEN_SECRET_ARN` names (read once):
+    signs bearer tokens; None → a local secret in `home`."""
     agents_dir: Path
     """`OPSGRAPH_AGENTS`: the registry folder (default: `agents/` of the checkout or image)."""
     default_tenant: str = "demo"
@@ -111,6 +114,28 @@ def _providers(raw: str) -> frozenset[str]:
     return frozenset(names) if names else frozenset(PROVIDERS)
 
 
+def _from_secret(env: Mapping[str, str], plain: str, arn_variable: str) -> str | None:
+    """`plain`'s value, or the Secrets Manager secret `arn_variable` names (read once per
+    process); setting both is a misconfiguration."""
+    value, arn = env.get(plain) or None, env.get(arn_variable, "").strip()
+    if not arn:
+        return value
+    if value is not None:
+        raise ConfigurationError(f"{plain} and {arn_variable} are both set: keep the ARN only")
+    from opsgraph.secrets import secret_value
+
+    return secret_value(arn, arn_variable)
+
+
+def _mongodb_uri(env: Mapping[str, str]) -> str | None:
+    uri = _from_secret(env, "MONGODB_URI", "OPSGRAPH_MONGODB_SECRET_ARN")
+    if uri is None or not env.get("OPSGRAPH_MONGODB_SECRET_ARN", "").strip():
+        return uri
+    from opsgraph.secrets import deployment_mongodb_uri
+
+    return deployment_mongodb_uri(uri, "OPSGRAPH_MONGODB_SECRET_ARN")
+
+
 def _algorithm(raw: str) -> str:
     name = raw.strip().upper() or "HS256"
     if name not in TOKEN_ALGORITHMS:
@@ -124,12 +149,12 @@ def load_settings() -> Settings:
     env = os.environ
     home = Path(env.get("OPSGRAPH_HOME") or Path.home() / ".local/share/opsgraph").expanduser()
     return Settings(
-        mongodb_uri=env.get("MONGODB_URI") or None,
+        mongodb_uri=_mongodb_uri(env),
         home=home,
         database=env.get("OPSGRAPH_DB", "opsgraph"),
         model=env.get("OPSGRAPH_MODEL", DEFAULT_MODEL),
         light_model=env.get("OPSGRAPH_LIGHT_MODEL", DEFAULT_LIGHT_MODEL),
-        token_secret=env.get("OPSGRAPH_TOKEN_SECRET") or None,
+        token_secret=_from_secret(env, "OPSGRAPH_TOKEN_SECRET", "OPSGRAPH_TOKEN_SECRET_ARN"),
         agents_dir=Path(env.get("OPSGRAPH_AGENTS") or _default_agents_dir()),
         default_tenant=(env.get("OPSGRAPH_DEFAULT_TENANT") or "demo").strip(),
         run_model_calls=int(_positive(env, "OPSGRAPH_RUN_MODEL_CALLS", 60)),

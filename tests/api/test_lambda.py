@@ -1,4 +1,6 @@
-"""The Lambda entry point: cheap keep-warm, HTTP through mangum, no heavy imports."""
+"""The mangum entry (`opsgraph.api.lambda_handler.handler`, the image's `mangum` target):
+cheap keep-warm, HTTP through mangum, AWS's events trusted, no heavy imports. Events are the
+fixtures of tests/deploy/events, shaped as AWS documents them."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import sys
 import pytest
 
 from opsgraph.api.lambda_handler import handler
+from tests.deploy.events import KNOWLEDGE_SCRIPT, event, message_ids, sqs_batch, with_token
 
 
 def test_importing_the_handler_pulls_in_nothing_heavy() -> None:
@@ -30,41 +33,47 @@ def test_unknown_events_get_a_clear_error() -> None:
     assert "keep-warm, job or queue" in reply["error"]["message"]
 
 
-def test_http_events_go_through_the_app() -> None:
-    event = {
-        "version": "2.0", "routeKey": "$default", "rawPath": "/health", "rawQueryString": "",
-        "headers": {"host": "example.lambda-url.aws"},
-        "requestContext": {"http": {"method": "GET", "path": "/health", "sourceIp": "1.2.3.4",
-                                    "protocol": "HTTP/1.1", "userAgent": "test"},
-                           "domainName": "example.lambda-url.aws", "stage": "$default"},
-        "isBase64Encoded": False,
-    }
-    reply = handler(event, None)
-    assert reply["statusCode"] == 200 and json.loads(reply["body"]) == {"ok": True}
+def test_function_url_payloads_go_through_the_app(demo_db: object) -> None:
+    from opsgraph.auth import issue_token
+    from opsgraph.principal import Principal, Role
+
+    health = handler(event("function_url_get_health"), None)
+    assert health["statusCode"] == 200 and json.loads(health["body"]) == {"ok": True}
+    token = issue_token(Principal("demo", "sam", frozenset({Role.STAFF})))
+    # A base64 body, cookies and a bearer token, as a function URL delivers them.
+    found = handler(with_token(event("function_url_post_operation"), token), None)
+    assert found["statusCode"] == 200, found
+    assert "Jane Smith" in json.dumps(json.loads(found["body"]))
+    refused = handler(event("function_url_post_operation"), None)  # "Bearer TOKEN" as sent
+    assert refused["statusCode"] == 401
+
+
+def test_api_gateway_rest_payloads_go_through_the_app(demo_db: object) -> None:
+    reply = handler(event("api_gateway_rest_get_agents"), None)
+    assert reply["statusCode"] == 200
+    assert len(json.loads(reply["body"])["agents"]) == 3  # acme's visitor agents
+
+
+def test_schedule_payloads_are_trusted_jobs(demo_db: object) -> None:
+    assert handler(event("schedule_keep_warm"), None) == {"ok": True, "warm": True}
+    for name in ("schedule_expire_approvals", "eventbridge_scheduled_expire_approvals"):
+        reply = handler(event(name), None)
+        assert reply["ok"] is True and reply["job"] == "expire_approvals", reply
 
 
 def test_queue_records_ingest_email_and_report_failures_one_by_one(
         demo_db: object, script: object, monkeypatch: pytest.MonkeyPatch) -> None:
-    plan = {"tasks": [{"id": "t1", "domain": "knowledge", "operation": "search",
-                       "instruction": "Opening hours", "depends_on": []}]}
-    turns = [{"tool_calls": [{"name": "knowledge_search", "args": {"query": "opening hours"}}]},
-             {"content": "6am."}]  # an agent answers from what it read
-    model = script({"plan": plan, "turns": {"t1": turns},  # type: ignore[operator]
-                    "synthesis": "We open at 6am."})
+    model = script(KNOWLEDGE_SCRIPT)  # type: ignore[operator]
     monkeypatch.setenv("OPSGRAPH_MODEL", model)
     monkeypatch.setenv("OPSGRAPH_LIGHT_MODEL", model)  # whichever tier the agent is on
     from opsgraph.settings import get_settings
 
     get_settings.cache_clear()
-    raw = ("From: Emily Chen <emily.chen@example.org>\r\nSubject: hours\r\n"
-           "Message-ID: <q-1@example.org>\r\n\r\nWhen do you open?\r\n")
-    good = {"messageId": "m1", "body": json.dumps({"type": "inbound_email", "tenant": "demo",
-                                                   "raw": raw})}
-    bad = {"messageId": "m2", "body": "{not json"}
-    reply = handler({"Records": [good, bad]}, None)
+    batch = sqs_batch("acme")  # AWS's own events may name any tenant
+    reply = handler(batch, None)
     assert reply["ok"] is True
     assert [p["status"] for p in reply["processed"]] == ["completed"]
-    assert reply["batchItemFailures"] == [{"itemIdentifier": "m2"}]
+    assert reply["batchItemFailures"] == [{"itemIdentifier": message_ids(batch)[1]}]
 
 
 def test_jobs_over_http_need_an_admin(demo_db: object) -> None:
@@ -81,7 +90,7 @@ def test_jobs_over_http_need_an_admin(demo_db: object) -> None:
         admin = issue_token(Principal("demo", "root", frozenset({Role.ADMIN})))
         ran = client.post("/events", json={"job": "expire_approvals"},
                           headers={"Authorization": f"Bearer {admin}"})
-        assert ran.status_code == 200 and ran.json()["expired"] == 0
+        assert ran.status_code == 200 and ran.json()["job"] == "expire_approvals"
 
 
 def test_visitors_name_an_existing_tenant(demo_db: object) -> None:

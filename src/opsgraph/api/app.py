@@ -156,13 +156,16 @@ async def operation(request: Request) -> Response:
 
 async def events(request: Request) -> Response:
     """Over HTTP only keep-warm is open; jobs and queue records need an admin's token, and a
-    queue record may name the admin's own tenant only (the Lambda handler hands AWS's own
-    events straight to the router, trusted)."""
-    from opsgraph.api.lambda_events import handle_event, is_keep_warm
+    queue record may name the admin's own tenant only. AWS's own events are trusted: the
+    mangum handler hands them straight to the router, and behind the Lambda Web Adapter the
+    streaming entry marks the ones the adapter passed through (`is_internal_event`)."""
+    from opsgraph.api.lambda_events import handle_event, is_internal_event, is_keep_warm
 
     body = await json_body(request)
     if is_keep_warm(body):
         return JSONResponse(handle_event(body))
+    if is_internal_event(request.scope):
+        return JSONResponse(await run_in_threadpool(handle_event, body))
     principal = await caller(request)
     require_roles(principal, Role.ADMIN, action="posting events")
     return JSONResponse(await run_in_threadpool(handle_event, body, principal.tenant_id))

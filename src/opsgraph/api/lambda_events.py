@@ -5,14 +5,17 @@ Keep-warm must stay cheap: it imports nothing heavy and touches no store. Queue 
 a record that fails, or whose run failed, is reported in `batchItemFailures`, so SQS
 retries only that one (ingesting is idempotent: a message that left a draft runs once).
 
-Events from AWS (the Lambda handler) are trusted to name any tenant. Over HTTP the caller
-is an admin of one tenant (`caller_tenant`): a batch naming another tenant is refused
-whole, before any record runs.
+Events from AWS are trusted to name any tenant: those the mangum handler receives, and
+those the Lambda Web Adapter passes through to `POST /events` (the streaming entry marks
+them `INTERNAL_EVENT` in the ASGI scope, see `opsgraph.api.lambda_web`). Over HTTP the
+caller is an admin of one tenant (`caller_tenant`): a batch naming another tenant is
+refused whole, before any record runs.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from opsgraph.api.bodies import parse_json
@@ -21,6 +24,14 @@ from opsgraph.errors import BadInput, Forbidden, OpsgraphError
 log = logging.getLogger(__name__)
 JOBS = ("expire_approvals",)
 RECORD_TYPES = ("inbound_email",)
+INTERNAL_EVENT = "opsgraph.internal_event"
+"""ASGI scope key: True on a request that is an AWS event the Lambda Web Adapter passed
+through (set by the streaming entry only, never from anything a caller sends)."""
+
+
+def is_internal_event(scope: Mapping[str, Any]) -> bool:
+    """Whether the request is an AWS event passed through by the adapter (trusted)."""
+    return scope.get(INTERNAL_EVENT) is True
 
 
 def is_keep_warm(event: dict[str, Any]) -> bool:
