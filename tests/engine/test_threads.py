@@ -1,15 +1,22 @@
-"""The per-thread run lease: renewed while held, lapses after a crash."""
+"""The per-thread run lease: renewed while held, lapses after a crash, and a run that loses
+it stops before writing anything more to the thread."""
 
 from __future__ import annotations
 
+import queue
+import threading
 import time
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from pymongo import MongoClient
 
-from opsgraph.engine.threads import _try_acquire, thread_lease
+from opsgraph.engine.events import Event
+from opsgraph.engine.threads import LeaseLost, _try_acquire, thread_lease
 from opsgraph.errors import Conflict
+from opsgraph.models.limits import model_call_slot, reset_model_call_slots
 from opsgraph.settings import get_settings
 from opsgraph.store.scope import TenantScope
 
@@ -45,3 +52,102 @@ def test_leases_are_per_tenant(scope: TenantScope, demo_db: Any) -> None:
     acme = TenantScope(demo_db, "acme")
     with thread_lease(scope, "th-same"), thread_lease(acme, "th-same", wait_s=0.2):
         pass
+
+
+def take_over(scope: TenantScope, thread_id: str, owner: str = "another-run") -> None:
+    """Another process's run takes the thread: the holder's lease lapsed in the store (its
+    renewals did not get there), and the other owner acquires it as any run would."""
+    scope["thread_leases"].update_one({"thread_id": thread_id},
+                                      {"$set": {"until": datetime.now(UTC) - timedelta(1)}})
+    assert _try_acquire(scope, thread_id, owner, 60.0)
+
+
+def wait_until(condition: Callable[[], object], what: str) -> None:
+    deadline = time.monotonic() + 30  # a bound for a stuck test, not a measured time
+    while not condition():
+        assert time.monotonic() < deadline, f"gave up waiting for {what}"
+        time.sleep(0.02)
+
+
+def test_a_lease_taken_by_another_owner_is_lost_and_not_deleted_on_exit(
+        scope: TenantScope) -> None:
+    with thread_lease(scope, "th-taken") as lease:
+        lease.confirm()
+        take_over(scope, "th-taken")
+        with pytest.raises(LeaseLost, match="thread th-taken stopped at the step: another "
+                                            "owner holds the lease"):
+            lease.confirm("the step")
+        wait_until(lambda: lease.lost, "the renewer to see the loss")
+    assert scope["thread_leases"].find_one({"thread_id": "th-taken"})["owner"] == "another-run"
+
+
+def test_a_renewer_whose_store_stops_answering_loses_the_lease_once_it_lapses(
+        scope: TenantScope, demo_db: Any, mongo_uri: str) -> None:
+    # The holder talks to the store through a client of its own, which then goes away: its
+    # renewals raise instead of answering, and the renewer keeps going until the lease ends.
+    client: MongoClient[dict[str, Any]] = MongoClient(mongo_uri)
+    own = TenantScope(client[demo_db.name], "demo")
+    with thread_lease(own, "th-silent") as lease:
+        lease.check()
+        client.close()
+        wait_until(lambda: lease.lost, "the lease to lapse")
+        with pytest.raises(LeaseLost, match="lapsed at 1 s without a successful renewal"):
+            lease.check("a model call")
+    take_over(scope, "th-silent")  # the lapsed lease is free for another run
+
+
+@pytest.fixture
+def one_model_slot(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv("OPSGRAPH_MODEL_CONCURRENCY", "1")
+    reset_model_call_slots()
+    yield
+    monkeypatch.delenv("OPSGRAPH_MODEL_CONCURRENCY")
+    reset_model_call_slots()
+
+
+def test_a_run_that_loses_its_lease_stops_at_its_next_step_and_writes_nothing(
+        scope: TenantScope, script: Any, one_model_slot: None) -> None:
+    from opsgraph.engine.runner import stream_run, thread_state
+    from tests.engine.helpers import person
+    from tests.engine.test_supervisor import call, task
+
+    model = script({
+        "plan": {"tasks": [task("t1", "members", "update", "Change Emily Chen's phone")]},
+        "turns": {"t1": [call("members_update", member="Emily Chen",
+                              changes={"phone": "+44 7700 900999"})]},
+        "synthesis": "unused"})
+    manager = person("manager")
+    events: queue.Queue[Event] = queue.Queue()
+
+    def run() -> None:
+        for event in stream_run(manager, "change Emily Chen's phone", thread_id="th-lost",
+                                model=model):
+            events.put(event)
+
+    seen: list[Event] = []
+
+    def next_event() -> Event:
+        seen.append(events.get(timeout=30))
+        return seen[-1]
+
+    runner = threading.Thread(target=run)
+    with model_call_slot():  # the run's first model call waits behind this one
+        runner.start()
+        while next_event().event != "progress":
+            pass
+        take_over(scope, "th-lost")  # while the run waits for its planner call
+    runner.join(30)
+    while not events.empty():
+        next_event()
+    names = [e.event for e in seen]
+    # the planner call that was under way finishes; the next step finds the lease gone
+    assert names == ["run_started", "progress", "plan", "error", "run_finished"]
+    error = seen[3].data
+    assert error["code"] == "lease_lost"
+    assert "thread th-lost stopped at execute: another owner holds the lease" in error["message"]
+    assert seen[-1].data["status"] == "failed"
+    # nothing written to the thread after the loss: no checkpoint, no pending change, and
+    # the lease still belongs to the run that took it
+    assert thread_state(manager, "th-lost") == ((), None)
+    assert scope["pending_changes"].count({"thread_id": "th-lost"}) == 0
+    assert scope["thread_leases"].find_one({"thread_id": "th-lost"})["owner"] == "another-run"
