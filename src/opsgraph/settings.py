@@ -17,7 +17,6 @@ from opsgraph.errors import OpsgraphError
 
 DEFAULT_MODEL = "bedrock:us.anthropic.claude-sonnet-4-6"
 DEFAULT_LIGHT_MODEL = "bedrock:us.anthropic.claude-haiku-4-5-20251001-v1:0"
-PROVIDERS = ("bedrock", "openai", "llamacpp", "scripted")
 TOKEN_ALGORITHMS = ("HS256", "HS384", "HS512")
 
 
@@ -63,10 +62,11 @@ class Settings:
     thread_lease_s: float = 30.0
     """`OPSGRAPH_THREAD_LEASE_S`: one run at a time per thread; renewed while a run goes on,
     lapses this long after a crash."""
-    override_providers: frozenset[str] = frozenset(PROVIDERS)
-    """`OPSGRAPH_OVERRIDE_PROVIDERS`: model providers a tenant admin may choose per agent
-    (comma-separated). A shared deployment sets `bedrock` (or `bedrock,openai`): `scripted`
-    and `llamacpp` specs name files on the server."""
+    allowed_models: tuple[str, ...] = ()
+    """`OPSGRAPH_ALLOWED_MODELS`: the model specs (comma-separated) a tenant admin may choose
+    per agent; unset → the default and light tier models. A tenant picks from this list and
+    nothing else, so only the deployment names file-backed specs (`scripted:`, `llamacpp:`).
+    Parsed, checked and made canonical by `opsgraph.models.overrides.allowed_models()`."""
     token_algorithm: str = "HS256"
     """`OPSGRAPH_TOKEN_ALGORITHM`: the HMAC algorithm of bearer tokens (HS256, HS384, HS512);
     verification accepts this one only."""
@@ -103,15 +103,6 @@ def _positive(env: Mapping[str, str], name: str, default: float) -> float:
     if value <= 0:
         raise ConfigurationError(f"{name}: must be a positive number, got {raw!r}")
     return value
-
-
-def _providers(raw: str) -> frozenset[str]:
-    names = {p.strip().lower() for p in raw.split(",") if p.strip()}
-    unknown = names - set(PROVIDERS)
-    if unknown:
-        raise ConfigurationError(f"OPSGRAPH_OVERRIDE_PROVIDERS: unknown provider(s) "
-                                 f"{', '.join(sorted(unknown))} (known: {', '.join(PROVIDERS)})")
-    return frozenset(names) if names else frozenset(PROVIDERS)
 
 
 def _from_secret(env: Mapping[str, str], plain: str, arn_variable: str) -> str | None:
@@ -162,7 +153,8 @@ def load_settings() -> Settings:
         model_rps=_positive(env, "OPSGRAPH_MODEL_RPS", 10.0),
         apply_lease_s=_positive(env, "OPSGRAPH_APPLY_LEASE_S", 30.0),
         thread_lease_s=_positive(env, "OPSGRAPH_THREAD_LEASE_S", 30.0),
-        override_providers=_providers(env.get("OPSGRAPH_OVERRIDE_PROVIDERS", "")),
+        allowed_models=tuple(s.strip() for s in env.get("OPSGRAPH_ALLOWED_MODELS", "").split(",")
+                             if s.strip()),
         token_algorithm=_algorithm(env.get("OPSGRAPH_TOKEN_ALGORITHM", "")),
         token_previous_secrets=tuple(
             s.strip() for s in env.get("OPSGRAPH_TOKEN_PREVIOUS_SECRETS", "").split(",")

@@ -21,10 +21,11 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from opsgraph.api.bodies import parse_json_object
-from opsgraph.api.limits import BodyCap, check_message
+from opsgraph.api.error_responses import error_response
+from opsgraph.api.limits import BodyCap
 from opsgraph.api.principals import caller, require_roles
 from opsgraph.api.request_ids import RequestIds, current_request_id
-from opsgraph.errors import BadInput, NotFound, OpsgraphError, TooManyRequests
+from opsgraph.errors import BadInput, NotFound, OpsgraphError
 from opsgraph.principal import Principal, Role
 
 log = logging.getLogger(__name__)
@@ -35,15 +36,14 @@ async def json_body(request: Request) -> dict[str, Any]:
     return parse_json_object(await request.body())
 
 
-def optional_str(body: dict[str, Any], field: str) -> str | None:
-    value = body.get(field)
-    if value is not None and not isinstance(value, str):
-        raise BadInput(f"{field}: must be a string")
-    return value
-
-
 async def health(request: Request) -> Response:
     return JSONResponse({"ok": True})
+
+
+async def openapi(request: Request) -> Response:
+    from opsgraph.api.openapi import openapi_document
+
+    return JSONResponse(await run_in_threadpool(openapi_document))
 
 
 async def index(request: Request) -> Response:
@@ -55,10 +55,8 @@ async def index(request: Request) -> Response:
 def _require_thread(principal: Principal, thread_id: str) -> None:
     """NotFound unless the thread exists in the caller's tenant: a new thread is made by a
     run without `thread_id` (its id comes back in `run_started`)."""
-    from opsgraph.engine.runner import THREAD_ID, thread_state
+    from opsgraph.engine.runner import thread_state
 
-    if not THREAD_ID.fullmatch(thread_id):
-        raise BadInput("thread_id: 1 to 128 letters, digits, '_', '.' or '-'")
     _, values = thread_state(principal, thread_id)
     if not values:
         raise NotFound(f"thread {thread_id} not found (omit thread_id to start a new thread)",
@@ -66,22 +64,20 @@ def _require_thread(principal: Principal, thread_id: str) -> None:
 
 
 async def runs(request: Request) -> Response:
+    from opsgraph.api.bodies import parse_body
     from opsgraph.api.limits import RUN_SLOTS, check_budget, metered
+    from opsgraph.api.request_models import RunRequest
     from opsgraph.api.sse import event_stream, prime
     from opsgraph.engine.runner import stream_run
 
     principal = await caller(request)
-    body = await json_body(request)
-    message = optional_str(body, "message")
-    if not message or not message.strip():
-        raise BadInput("message: required, a non-empty string")
-    check_message(message)
-    thread_id = optional_str(body, "thread_id")
-    if thread_id is not None:
-        await run_in_threadpool(_require_thread, principal, thread_id)
+    body = parse_body(await request.body(), RunRequest)
+    if body.thread_id is not None:
+        await run_in_threadpool(_require_thread, principal, body.thread_id)
     await run_in_threadpool(check_budget, principal)
     RUN_SLOTS.take(principal)  # given back by `metered` when the stream ends
-    events = metered(stream_run(principal, message, thread_id=thread_id), principal, slot=True)
+    events = metered(stream_run(principal, body.message, thread_id=body.thread_id), principal,
+                     slot=True)
     first, rest = await prime(events)
     return event_stream(first, rest)
 
@@ -100,20 +96,16 @@ async def list_approvals(request: Request) -> Response:
 
 
 async def decide_approval(request: Request) -> Response:
+    from opsgraph.api.bodies import parse_body
     from opsgraph.api.limits import metered
+    from opsgraph.api.request_models import DecisionRequest
     from opsgraph.api.sse import event_stream, prime
     from opsgraph.engine.approval_flow import decide_and_resume
 
     principal = await caller(request)
-    body = await json_body(request)
-    decision = optional_str(body, "decision")
-    if not decision:
-        raise BadInput("decision: required, one of approve, edit, revise, reject")
-    values = body.get("values")
-    if values is not None and not isinstance(values, dict):
-        raise BadInput("values: must be a JSON object")
-    events = decide_and_resume(principal, request.path_params["change_id"], decision,
-                               feedback=optional_str(body, "feedback"), values=values)
+    body = parse_body(await request.body(), DecisionRequest)
+    events = decide_and_resume(principal, request.path_params["change_id"], body.decision,
+                               feedback=body.feedback, values=body.values)
     first, rest = await prime(metered(events, principal, slot=False))
     return event_stream(first, rest)
 
@@ -126,7 +118,11 @@ async def agents(request: Request) -> Response:
 
 
 async def tenant_models(request: Request) -> Response:
-    from opsgraph.models.overrides import get_overrides, set_overrides
+    """GET and PUT answer `{"models": {agent: spec}, "allowed": [...]}`; PUT takes
+    `{"models": {agent: spec}}`, or the bare `{agent: spec}`, and replaces every override."""
+    from opsgraph.api.bodies import validated
+    from opsgraph.api.request_models import TenantModelsRequest
+    from opsgraph.models.overrides import model_settings, set_overrides
     from opsgraph.registry.loader import get_registry
     from opsgraph.store.scope import TenantScope
 
@@ -135,22 +131,21 @@ async def tenant_models(request: Request) -> Response:
     scope = TenantScope.of(principal)
     if request.method == "PUT":
         body = await json_body(request)
+        chosen = validated(body if "models" in body else {"models": body}, TenantModelsRequest)
         known = set(get_registry().agents)
-        await run_in_threadpool(set_overrides, scope, body, known, principal.user_id)
-    models = await run_in_threadpool(get_overrides, scope)
-    return JSONResponse({"models": models})
+        await run_in_threadpool(set_overrides, scope, chosen.models, known, principal.user_id)
+    return JSONResponse(await run_in_threadpool(model_settings, scope))
 
 
 async def operation(request: Request) -> Response:
+    from opsgraph.api.bodies import parse_body
+    from opsgraph.api.request_models import OperationRequest
     from opsgraph.operations.direct import call_operation
 
     principal = await caller(request)
-    body = await json_body(request)
-    args = body.get("args", {})
-    if not isinstance(args, dict):
-        raise BadInput("args: must be a JSON object")
+    body = parse_body(await request.body(), OperationRequest)
     result = await run_in_threadpool(call_operation, principal, request.path_params["op_id"],
-                                     args)
+                                     body.args)
     return JSONResponse(result)
 
 
@@ -171,20 +166,12 @@ async def events(request: Request) -> Response:
     return JSONResponse(await run_in_threadpool(handle_event, body, principal.tenant_id))
 
 
-def _error_body(exc: OpsgraphError) -> dict[str, Any]:
-    body = exc.to_json()
-    body["error"]["request_id"] = current_request_id()
-    return body
-
-
 async def opsgraph_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, OpsgraphError)
     if exc.status >= 500:  # ours, but a fault: the log has it under the request id
         log.error("request %s: %s %s: %s", current_request_id(), request.method,
                   request.url.path, exc.message)
-    headers = ({"Retry-After": str(exc.retry_after_s)} if isinstance(exc, TooManyRequests)
-               else None)
-    return JSONResponse(_error_body(exc), status_code=exc.status, headers=headers)
+    return error_response(exc)
 
 
 async def http_error(request: Request, exc: Exception) -> Response:
@@ -208,6 +195,7 @@ async def unexpected_error(request: Request, exc: Exception) -> Response:
 ROUTES = [
     Route("/", index, methods=["GET"]),
     Route("/health", health, methods=["GET"]),
+    Route("/openapi.json", openapi, methods=["GET"]),
     Route("/v1/runs", runs, methods=["POST"]),
     Route("/v1/approvals", list_approvals, methods=["GET"]),
     Route("/v1/approvals/{change_id}", decide_approval, methods=["POST"]),
@@ -219,14 +207,17 @@ ROUTES = [
 
 
 def create_app(*, check_registry: bool = True) -> Starlette:
-    """The app. With `check_registry`, it refuses to start on an invalid registry."""
+    """The app. With `check_registry`, it refuses to start on an invalid registry or a
+    malformed list of the models tenants may choose."""
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         if check_registry:
+            from opsgraph.models.overrides import allowed_models
             from opsgraph.registry.loader import get_registry
 
             await run_in_threadpool(get_registry)  # raises on an invalid registry
+            allowed_models()  # raises ConfigurationError naming the variable
         # What is loaded by now lives as long as the process: keep the collector off it.
         gc.collect()
         gc.freeze()

@@ -2,7 +2,9 @@
 without lone surrogates. Every way a body can be wrong is a `BadInput` naming where.
 
 The same rules hold for request bodies and for queue records' bodies: what passes here
-can be stored (BSON) and encoded (UTF-8) further down without a surprise.
+can be stored (BSON) and encoded (UTF-8) further down without a surprise. A request body
+then meets its route's model (`parse_body`): wrong fields are one `Unprocessable` (422)
+listing each field and its problem.
 """
 
 from __future__ import annotations
@@ -10,13 +12,16 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any
+from typing import Any, TypeVar
 
-from opsgraph.errors import BadInput
+from pydantic import BaseModel, ValidationError
+
+from opsgraph.errors import BadInput, Unprocessable
 
 MAX_DEPTH = 32
 """Objects and arrays nested deeper than this are refused."""
 _INT64 = 2**63 - 1
+M = TypeVar("M", bound=BaseModel)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -98,3 +103,35 @@ def parse_json_object(raw: bytes, what: str = "body") -> dict[str, Any]:
     if not isinstance(body, dict):
         raise BadInput(f"{what}: must be a JSON object")
     return body
+
+
+def field_errors(exc: ValidationError) -> list[dict[str, str]]:
+    """Pydantic's errors as `{field, message}`: the dotted path, and the problem in words
+    (a wrong key of an object names the key: `models.Bad Name` `key: ...`)."""
+    errors = []
+    for err in exc.errors(include_url=False):
+        loc = [str(part) for part in err["loc"]]
+        key = bool(loc) and loc[-1] == "[key]"
+        ctx = err.get("ctx") or {}
+        message = str(ctx["error"]) if err["type"] == "value_error" and "error" in ctx else (
+            err["msg"][:1].lower() + err["msg"][1:])
+        errors.append({"field": ".".join(loc[:-1] if key else loc) or "body",
+                       "message": f"key: {message}" if key else message})
+    return errors
+
+
+def validated(body: dict[str, Any], model: type[M]) -> M:
+    """`body` as `model`, or the one 422 of a body whose fields are wrong: a message
+    `<field>: <problem>; …` and the `errors` list of `{field, message}`."""
+    try:
+        return model.model_validate(body)
+    except ValidationError as exc:
+        errors = field_errors(exc)
+        raise Unprocessable("; ".join(f"{e['field']}: {e['message']}" for e in errors),
+                            errors=errors) from None
+
+
+def parse_body(raw: bytes, model: type[M]) -> M:
+    """The request body `raw` as `model`: BadInput (400) unless it is a JSON object,
+    Unprocessable (422) naming every field at fault otherwise."""
+    return validated(parse_json_object(raw), model)

@@ -18,9 +18,9 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
-from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from opsgraph.api.error_responses import error_response
 from opsgraph.errors import BadInput, PayloadTooLarge, TooManyRequests
 from opsgraph.principal import Principal
 from opsgraph.settings import get_settings
@@ -63,7 +63,7 @@ class BodyCap:
                                  or int(declared) > self.max_bytes):
             error = self._too_large() if declared.strip().isdigit() else BadInput(
                 "content-length: must be a number of bytes")
-            await JSONResponse(error.to_json(), status_code=error.status)(scope, receive, send)
+            await error_response(error)(scope, receive, send)
             return
         received = 0
 

@@ -6,7 +6,9 @@ imports langchain_aws, boto3 or langchain_openai.
 
 from __future__ import annotations
 
+import os
 import threading
+from importlib.util import find_spec
 from typing import TYPE_CHECKING, Literal
 
 from opsgraph.errors import BadInput
@@ -55,6 +57,26 @@ def _build(spec: ModelSpec) -> BaseChatModel:
     from opsgraph.models.llamacpp import build_llamacpp_model
 
     return build_llamacpp_model(spec.name, rate_limiter=model_rate_limiter())
+
+
+_LIBRARIES: dict[str, tuple[str, ...]] = {
+    "bedrock": ("langchain_aws",), "openai": ("langchain_openai",),
+    "llamacpp": ("langchain_community", "llama_cpp"), "scripted": ()}
+
+
+def unavailable(spec: ModelSpec) -> str | None:
+    """Why `spec` cannot run in this process (None when it can, as far as can be told
+    without calling it): a file that is not there, a library not installed, a server not
+    configured. Hosted credentials are only known at the first call."""
+    path = spec.path
+    if path is not None and not path.is_file():
+        return f"its file {str(path)!r} does not exist"
+    missing = [name for name in _LIBRARIES[spec.provider] if find_spec(name) is None]
+    if missing:
+        return f"{', '.join(missing)} is not installed"
+    if spec.provider == "openai" and not os.environ.get("OPENAI_BASE_URL", "").strip():
+        return "OPENAI_BASE_URL is not set"
+    return None
 
 
 def tier_spec(tier: Tier | str) -> str:

@@ -1,0 +1,251 @@
+"""`GET /openapi.json`: the OpenAPI 3.1 document of every route, built from a table.
+
+The app is Starlette, so nothing derives the document from the handlers: `ROUTES` lists
+each route once (method, path, summary, who may call it, its request model, its response
+models per status, its parameters), and the schemas come from the pydantic models of
+`request_models` and `response_models`. A test holds the table to the app's routes.
+Runs and resumed runs are server-sent events: each event's `data` is JSON whose schema is
+that event's model (`contentMediaType`/`contentSchema`), as docs/reference.md lists them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any, Final, Literal
+
+from pydantic import BaseModel
+from pydantic.json_schema import JsonSchemaMode, models_json_schema
+
+from opsgraph.api.limits import MAX_BODY_BYTES
+from opsgraph.api.principals import TENANT_HEADER, TENANT_ID
+from opsgraph.api.request_models import (
+    BareTenantModels,
+    DecisionRequest,
+    EventRequest,
+    OperationRequest,
+    RunRequest,
+    TenantModelsRequest,
+)
+from opsgraph.api.response_models import (
+    RUN_EVENTS,
+    Agents,
+    Changes,
+    ErrorResponse,
+    EventResult,
+    Health,
+    ReadResult,
+    TenantModels,
+    WriteResult,
+)
+
+Access = Literal["open", "visitor", "bearer"]
+"""open: no token is read; visitor: a token is optional (none → a visitor of the tenant
+header); bearer: a token is required (a visitor is refused by role)."""
+Body = Literal["json", "sse", "html"]
+
+ERROR_TEXT: Final[dict[int, str]] = {
+    400: "Bad input: a body that is not a JSON object (not UTF-8, too deep, a number out of "
+         "range, a lone surrogate), a malformed header or parameter, a message over 8,000 "
+         "characters",
+    401: "No valid bearer token",
+    403: "The caller's role, plan or tenant does not allow it",
+    404: "Unknown tenant, thread, change or operation",
+    409: "The state moved: the change is not pending, or the thread is busy or waiting",
+    410: "The change expired",
+    413: f"Request body over {MAX_BODY_BYTES:,} bytes",
+    422: "A JSON object whose fields are wrong: `errors` lists each field and its problem",
+    429: "Too many runs in flight, or the tenant's model calls for today are spent; "
+         "`Retry-After` says when to try again",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """A path, query or header parameter and its JSON schema."""
+
+    name: str
+    where: Literal["path", "query", "header"]
+    schema: dict[str, Any]
+    description: str
+    required: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "in": self.where, "schema": self.schema,
+                "description": self.description, "required": self.required or
+                self.where == "path"}
+
+
+@dataclass(frozen=True, slots=True)
+class ApiRoute:
+    """One route of the app, as the document describes it."""
+
+    method: Literal["GET", "POST", "PUT"]
+    path: str
+    summary: str
+    access: Access
+    ok: int = 200
+    body: Body = "json"
+    response: tuple[type[BaseModel], ...] = ()
+    request: tuple[type[BaseModel], ...] = ()
+    body_required: bool = True
+    errors: tuple[int, ...] = ()
+    params: tuple[Param, ...] = ()
+
+    def error_statuses(self) -> list[int]:
+        """Every error status the route can answer."""
+        found = set(self.errors)
+        if self.access != "open":
+            found |= {401, 404}  # a bad token; a tenant that does not exist
+        if self.access == "visitor":
+            found.add(400)  # a malformed tenant header
+        if self.request:
+            found |= {400, 413, 422}
+        return sorted(found)
+
+
+def _tenant_header() -> Param:
+    return Param(TENANT_HEADER, "header", {"type": "string", "pattern":
+                                           f"^{TENANT_ID.pattern}$"},
+                 "A visitor's tenant (no token); default `OPSGRAPH_DEFAULT_TENANT`.")
+
+
+def _routes() -> tuple[ApiRoute, ...]:
+    from opsgraph.approvals.pending import STATUSES
+    from opsgraph.operations.catalogue import CATALOGUE
+
+    tenant = _tenant_header()
+    return (
+        ApiRoute("GET", "/", "The dashboard (`/#token=<bearer>` signs in)", "open",
+                 body="html"),
+        ApiRoute("GET", "/health", "Liveness: `{\"ok\": true}`", "open", response=(Health,)),
+        ApiRoute("GET", "/openapi.json", "This document (OpenAPI 3.1)", "open"),
+        ApiRoute("POST", "/v1/runs", "Run a message: the run's events as they happen",
+                 "visitor", body="sse", request=(RunRequest,), errors=(403, 409, 429),
+                 params=(tenant,)),
+        ApiRoute("GET", "/v1/approvals", "Changes of the caller's tenant (manager, admin)",
+                 "bearer", response=(Changes,), errors=(400, 403), params=(
+                     Param("status", "query", {"type": "string", "enum": list(STATUSES),
+                                               "default": "pending"},
+                           "Which changes: those with this status."),)),
+        ApiRoute("POST", "/v1/approvals/{change_id}",
+                 "Decide a pending change: the resumed run's events", "bearer", body="sse",
+                 request=(DecisionRequest,), errors=(403, 409, 410), params=(
+                     Param("change_id", "path", {"type": "string"},
+                           "The change, as `approval_required` or `GET /v1/approvals` "
+                           "named it."),)),
+        ApiRoute("GET", "/v1/agents", "The agents the caller may use", "visitor",
+                 response=(Agents,), params=(tenant,)),
+        ApiRoute("GET", "/v1/tenant/models",
+                 "The tenant's model per agent, and the models it may choose (admin)",
+                 "bearer", response=(TenantModels,), errors=(403,)),
+        ApiRoute("PUT", "/v1/tenant/models",
+                 "Replace the tenant's model per agent (admin); answers as GET does",
+                 "bearer", response=(TenantModels,),
+                 request=(TenantModelsRequest, BareTenantModels), body_required=False,
+                 errors=(403,)),
+        ApiRoute("POST", "/v1/operations/{op_id}",
+                 "Run one operation with the caller's permissions (a write applies at once)",
+                 "visitor", response=(ReadResult, WriteResult), request=(OperationRequest,),
+                 body_required=False, errors=(403, 409), params=(
+                     Param("op_id", "path", {"type": "string", "enum": sorted(CATALOGUE)},
+                           "The operation (docs/reference.md lists them)."), tenant)),
+        ApiRoute("POST", "/events",
+                 "Keep-warm (open); a scheduled job or queue records (admin, own tenant)",
+                 "visitor", response=(EventResult,), request=(EventRequest,),
+                 errors=(403,)),
+    )
+
+
+def _one_of(refs: list[dict[str, Any]]) -> dict[str, Any]:
+    return refs[0] if len(refs) == 1 else {"anyOf": refs}
+
+
+def _sse_schema(refs: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """One event of the stream: its name, id and JSON data, per event name."""
+    return {"oneOf": [{
+        "type": "object", "required": ["event", "data"],
+        "properties": {
+            "event": {"const": name},
+            "id": {"type": "string", "description": "Unique within the thread."},
+            "data": {"type": "string", "contentMediaType": "application/json",
+                     "contentSchema": ref}}}
+        for name, ref in refs.items()]}
+
+
+def _security(access: Access) -> list[dict[str, list[str]]]:
+    bearer: dict[str, list[str]] = {"bearer": []}
+    return {"open": [], "visitor": [{}, bearer], "bearer": [bearer]}[access]
+
+
+REQUEST_ID: Final = {"description": "The request's id (yours, if you sent a well-formed "
+                                    "`X-Request-Id`); errors and the log carry it too.",
+                     "schema": {"type": "string"}, "required": True}
+
+
+@lru_cache(maxsize=1)
+def openapi_document() -> dict[str, Any]:
+    """The OpenAPI 3.1 document (built once per process)."""
+    routes = _routes()
+    wanted: list[tuple[type[BaseModel], JsonSchemaMode]] = [(ErrorResponse, "serialization")]
+    for route in routes:
+        wanted += [(m, "validation") for m in route.request]
+        wanted += [(m, "serialization") for m in route.response]
+    wanted += [(m, "serialization") for m in RUN_EVENTS.values()]
+    refs, defs = models_json_schema(list(dict.fromkeys(wanted)),
+                                    ref_template="#/components/schemas/{model}")
+    events = {name: refs[(model, "serialization")] for name, model in RUN_EVENTS.items()}
+    error = refs[(ErrorResponse, "serialization")]
+    paths: dict[str, dict[str, Any]] = {}
+    for route in routes:
+        content: dict[str, Any] = {
+            "json": {"application/json": {"schema": _one_of(
+                [refs[(m, "serialization")] for m in route.response]) if route.response
+                else {"type": "object"}}},
+            "sse": {"text/event-stream": {"schema": _sse_schema(events)}},
+            "html": {"text/html": {"schema": {"type": "string"}}},
+        }[route.body]
+        responses: dict[str, Any] = {str(route.ok): {
+            "description": "The run's events" if route.body == "sse" else "OK",
+            "headers": {"X-Request-Id": REQUEST_ID}, "content": content}}
+        for status in route.error_statuses():
+            headers = {"X-Request-Id": REQUEST_ID}
+            if status == 429:
+                headers["Retry-After"] = {"description": "Seconds to wait.", "required": True,
+                                          "schema": {"type": "string", "pattern": "^[0-9]+$"}}
+            responses[str(status)] = {"description": ERROR_TEXT[status], "headers": headers,
+                                      "content": {"application/json": {"schema": error}}}
+        operation: dict[str, Any] = {
+            "summary": route.summary,
+            "operationId": f"{route.method.lower()} {route.path}",
+            "security": _security(route.access),
+            "responses": responses}
+        if route.params:
+            operation["parameters"] = [p.to_json() for p in route.params]
+        if route.request:
+            schema = _one_of([refs[(m, "validation")] for m in route.request])
+            operation["requestBody"] = {"required": route.body_required,
+                                        "content": {"application/json": {"schema": schema}}}
+        paths.setdefault(route.path, {})[route.method.lower()] = operation
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "opsgraph", "version": _version(),
+                 "description": "The HTTP API of opsgraph (docs/reference.md)."},
+        "paths": paths,
+        "components": {"schemas": defs.get("$defs", {}), "securitySchemes": {
+            "bearer": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT",
+                       "description": "`opsgraph token --tenant T --user U --role R`"}}},
+    }
+
+
+def _version() -> str:
+    try:
+        return version("opsgraph")
+    except PackageNotFoundError:
+        return "0"
+
+
+def route_keys() -> set[tuple[str, str]]:
+    """(method, path) of every route the document describes."""
+    return {(route.method, route.path) for route in _routes()}

@@ -1,0 +1,105 @@
+"""The request bodies of the HTTP routes (docs/reference.md), as pydantic models.
+
+Every body is read by `bodies.parse_body`: bytes that are not a JSON object are a 400
+(`BadInput`); an object whose fields are wrong is a 422 listing each field at fault. The
+same models generate the request schemas of `GET /openapi.json`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, RootModel, field_validator
+
+from opsgraph.api.limits import MAX_MESSAGE_CHARS, check_message
+from opsgraph.approvals.decisions import Decision
+
+THREAD_ID_PATTERN = r"^[A-Za-z0-9_.-]{1,128}$"
+AGENT_NAME_PATTERN = r"^[a-z0-9_]+\.[a-z0-9_]+$"
+MAX_FEEDBACK_CHARS = 2_000
+MAX_SPEC_CHARS = 300
+
+
+def _not_blank(text: str) -> str:
+    if not text.strip():
+        raise ValueError("must not be blank")
+    return text
+
+
+class Body(BaseModel):
+    """A request body: unknown fields are refused, not ignored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class RunRequest(Body):
+    """`POST /v1/runs`: a message, on a new thread or one of the caller's."""
+
+    message: Annotated[str, Field(
+        min_length=1, max_length=MAX_MESSAGE_CHARS, json_schema_extra={"pattern": r"\S"},
+        description=f"What the caller asks, 1 to {MAX_MESSAGE_CHARS:,} characters, not blank "
+                    f"(over {MAX_MESSAGE_CHARS:,} is a 400, before any model call)."),
+        AfterValidator(_not_blank)]
+    thread_id: str | None = Field(
+        None, pattern=THREAD_ID_PATTERN,
+        description="One of the caller's threads; omit it to start a new thread (its id "
+                    "comes back in `run_started`).")
+
+    @field_validator("message", mode="before")
+    @classmethod
+    def _message_cap(cls, value: Any) -> Any:
+        # The message cap is a 400 (docs/reference.md, Limits), not a field error.
+        if isinstance(value, str):
+            check_message(value)
+        return value
+
+
+class DecisionRequest(Body):
+    """`POST /v1/approvals/{change_id}`: a manager's decision on a pending change."""
+
+    decision: Decision
+    feedback: str | None = Field(
+        None, max_length=MAX_FEEDBACK_CHARS,
+        description="Why (reject) or what should change (revise).")
+    values: dict[str, Any] | None = Field(
+        None, description="The edited arguments (decision `edit`): field → new value.")
+
+
+class OperationRequest(Body):
+    """`POST /v1/operations/{op_id}`: the operation's arguments."""
+
+    args: dict[str, Any] = Field(
+        default_factory=dict,
+        description="The operation's input (docs/reference.md lists each operation's fields).")
+
+
+AgentName = Annotated[str, Field(pattern=AGENT_NAME_PATTERN)]
+ModelChoice = Annotated[str, Field(min_length=1, max_length=MAX_SPEC_CHARS,
+                                   description="A spec from `allowed` of GET /v1/tenant/models.")]
+
+
+class TenantModelsRequest(Body):
+    """`PUT /v1/tenant/models`: every override of the tenant (replaces what was there)."""
+
+    models: dict[AgentName, ModelChoice] = Field(
+        description="Agent name → model spec, each one of the models the deployment allows.")
+
+
+class BareTenantModels(RootModel[dict[AgentName, ModelChoice]]):
+    """`PUT /v1/tenant/models` as `{agent: model_spec}` (the same overrides, unwrapped)."""
+
+
+class EventRequest(BaseModel):
+    """`POST /events`: a keep-warm ping, a scheduled job, or SQS-shaped queue records."""
+
+    model_config = ConfigDict(extra="allow")
+
+    keep_warm: bool | None = Field(None, description="A keep-warm ping (open to anyone).")
+    source: str | None = Field(None, description="`keep-warm`, `serverless-plugin-warmup` or "
+                                                 "`aws.events` (with `detail.job`).")
+    job: str | None = Field(None, description="A scheduled job to run now: "
+                                              "`expire_approvals`.")
+    detail: dict[str, Any] | None = None
+    Records: list[dict[str, Any]] | None = Field(
+        None, description="Queue records; each body is JSON `{type: inbound_email, tenant, "
+                          "raw}` naming the caller's own tenant.")

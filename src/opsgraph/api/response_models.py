@@ -1,0 +1,222 @@
+"""What the HTTP routes answer (docs/reference.md), as pydantic models: the JSON bodies, the
+one error body, and the data of each server-sent event. They generate the response schemas
+of `GET /openapi.json`; shapes other parts of opsgraph own (a pending change, an operation's
+result, an event's data) list the fields a client relies on and allow more.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Out(BaseModel):
+    """A response shape: exactly these fields."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Open(BaseModel):
+    """A response shape: at least these fields (its owner may add more)."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+# --- errors ---------------------------------------------------------------------------------
+
+class FieldError(Out):
+    field: str = Field(description="Dotted path of the field, e.g. `models.members.update`.")
+    message: str
+
+
+class ErrorBody(Out):
+    code: str = Field(description="Stable error code, e.g. `bad_input`, `not_found`, "
+                                  "`invalid` (422).")
+    message: str = Field(description="What was wrong, naming the field.")
+    request_id: str = Field(description="Also in the `X-Request-Id` header and the log.")
+    errors: list[FieldError] | None = Field(
+        None, description="422 only: every field at fault (`message` joins them).")
+    detail: dict[str, Any] | None = Field(None, description="More about the error.")
+
+
+class ErrorResponse(Out):
+    """Every error: 400/401/403/404/409/410/413/422/429."""
+
+    error: ErrorBody
+
+
+# --- JSON bodies ----------------------------------------------------------------------------
+
+class Health(Out):
+    ok: Literal[True]
+
+
+class Source(Open):
+    kind: str
+    id: str
+    title: str
+
+
+class Change(Open):
+    """A pending change as `GET /v1/approvals` lists it (datetimes ISO 8601)."""
+
+    change_id: str
+    thread_id: str
+    task_id: str
+    agent: str
+    operation: str
+    args: dict[str, Any]
+    old: dict[str, Any]
+    new: dict[str, Any]
+    summary: str
+    status: str
+    created_at: str
+    expires_at: str
+
+
+class Changes(Out):
+    changes: list[Change]
+
+
+class Agent(Out):
+    name: str
+    domain: str
+    kind: Literal["query", "action"]
+    operations: list[str]
+    read_only: bool
+    roles: list[str]
+    entitlement: str
+    visitor: bool
+    tools: list[str]
+    description: str
+
+
+class Agents(Out):
+    agents: list[Agent]
+
+
+class AllowedModel(Out):
+    spec: str = Field(description="The spec to choose, `provider:model`.")
+    provider: str
+    model: str
+
+
+class TenantModels(Out):
+    """The tenant's overrides and the models it may choose (`GET` and `PUT` alike)."""
+
+    models: dict[str, str] = Field(description="Agent name → model spec.")
+    allowed: list[AllowedModel] = Field(
+        description="The deployment's models that can run here: the only valid choices.")
+
+
+class ReadResult(Open):
+    """A read: its data and the records it read."""
+
+    result: Any
+    sources: list[Source]
+
+
+class WriteResult(Open):
+    """A write, applied at once (the caller is their own approver)."""
+
+    applied: bool
+    change_id: str
+    summary: str
+    old: dict[str, Any]
+    new: dict[str, Any]
+    result: Any
+
+
+class EventResult(Open):
+    """What `POST /events` did: keep-warm `{ok, warm}`, a job `{ok, job, ...}`, queue
+    records `{ok, processed, batchItemFailures}`."""
+
+    ok: bool
+
+
+# --- server-sent events: the `data` of each event -------------------------------------------
+
+class RunStarted(Open):
+    thread_id: str
+    run_id: str
+
+
+class PlannedTask(Open):
+    id: str
+    domain: str
+    operation: str
+    instruction: str
+    depends_on: list[str]
+    agent: str | None
+
+
+class PlanEvent(Open):
+    tasks: list[PlannedTask]
+    notes: list[str] | None = None
+
+
+class TaskStarted(Open):
+    task_id: str
+    agent: str
+
+
+class TaskFinished(Open):
+    task_id: str
+    agent: str | None
+    status: str = Field(description="`completed`, `no_proposal`, `denied`, `failed`, "
+                                    "`skipped`.")
+    calls: list[dict[str, Any]]
+
+
+class TokenEvent(Open):
+    text: str
+
+
+class Card(Open):
+    change_id: str
+    operation: str
+    summary: str
+    old: dict[str, Any]
+    new: dict[str, Any]
+    expires_at: str
+
+
+class ApprovalRequired(Open):
+    thread_id: str
+    changes: list[Card]
+
+
+class AnswerEvent(Open):
+    text: str
+    sources: list[Source]
+
+
+class ErrorEvent(Open):
+    code: str
+    message: str
+
+
+class ProgressEvent(Open):
+    """A run waiting, e.g. for a model-call slot behind runs that started earlier."""
+
+    stage: str = Field(description="What it waits for: `waiting_for_model`.")
+    position: int = Field(description="Its place in the queue.")
+    step: str = Field(description="The model call that waits: `decompose`, `task`, "
+                                  "`synthesise`.")
+    task_id: str | None = None
+
+
+class RunFinished(Open):
+    thread_id: str
+    status: str = Field(description="`completed`, `completed_with_errors`, "
+                                    "`awaiting_approval` or `failed`.")
+
+
+RUN_EVENTS: dict[str, type[BaseModel]] = {
+    "run_started": RunStarted, "plan": PlanEvent, "task_started": TaskStarted,
+    "task_finished": TaskFinished, "token": TokenEvent, "approval_required": ApprovalRequired,
+    "answer": AnswerEvent, "error": ErrorEvent, "run_finished": RunFinished,
+    "progress": ProgressEvent,
+}
+"""Event name → the model of its JSON `data` (docs/reference.md, Events)."""
