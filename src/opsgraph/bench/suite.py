@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from typing import Any, TypeVar
 
-from opsgraph.bench import burst, commits, imports, latency, overhead, profiling, ranking
+from opsgraph.bench import burst, coldstart, commits, imports, latency, overhead, profiling, ranking
 from opsgraph.bench.drive import timed_run
 from opsgraph.bench.environment import BenchEnv, bench_environment
 from opsgraph.bench.report import Report, Row
@@ -125,6 +125,7 @@ def _store_cases(run: _Run, env: BenchEnv, config: BenchConfig) -> None:
     run.rows("case 6: concurrent burst",
              lambda: burst.burst_rows(env, config.burst_size, config.burst_latency_ms))
     run.rows("case 8: ranker", lambda: [ranking.ranker_row(config.ranker_requests)])
+    run.rows("case 9: cold start", lambda: coldstart.coldstart_rows(env, config.import_repeats))
 
 
 def run_suite(config: BenchConfig = BenchConfig(), progress: Progress | None = None) -> Report:
