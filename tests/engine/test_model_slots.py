@@ -1,0 +1,125 @@
+"""Runs under overload: model calls are served in the order their runs started, and a run
+waiting for a slot says so (`progress`) instead of going silent."""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from opsgraph.engine.events import Event
+from opsgraph.engine.runner import stream_run
+from opsgraph.models.limits import (
+    model_call_slot,
+    model_calls_waiting,
+    reset_model_call_slots,
+    run_ticket,
+)
+from tests.engine.helpers import person
+from tests.engine.test_supervisor import call, task
+
+pytestmark = pytest.mark.usefixtures("demo_db")
+
+
+@pytest.fixture
+def one_model_slot(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv("OPSGRAPH_MODEL_CONCURRENCY", "1")
+    reset_model_call_slots()
+    yield
+    monkeypatch.delenv("OPSGRAPH_MODEL_CONCURRENCY")
+    reset_model_call_slots()
+
+
+class Run:
+    """A run started now (its first event read here), driven on in a thread of its own."""
+
+    def __init__(self, message: str, model: str) -> None:
+        self.events = stream_run(person("staff"), message, model=model)
+        self.seen = [next(self.events)]  # run_started: the run's start, and its ticket
+        self._queue: queue.Queue[Event | None] = queue.Queue()
+        self._thread = threading.Thread(target=self._drive)
+
+    def _drive(self) -> None:
+        for event in self.events:
+            self._queue.put(event)
+        self._queue.put(None)
+
+    def go(self) -> Run:
+        self._thread.start()
+        return self
+
+    def until(self, name: str) -> dict[str, Any]:
+        """Read events until one called `name`; its data."""
+        while True:
+            event = self._queue.get(timeout=60)
+            assert event is not None, f"the run ended before {name}: {self.names}"
+            self.seen.append(event)
+            if event.event == name:
+                return event.data
+
+    def drain(self) -> list[str]:
+        """Read what has arrived so far, without waiting; the names of every event seen."""
+        while not self._queue.empty():
+            event = self._queue.get()
+            if event is None:  # the run ended: leave the end for `finish`
+                self._queue.put(None)
+                break
+            self.seen.append(event)
+        return self.names
+
+    def finish(self) -> None:
+        while (event := self._queue.get(timeout=60)) is not None:
+            self.seen.append(event)
+        self._thread.join(60)
+
+    @property
+    def names(self) -> list[str]:
+        return [e.event for e in self.seen]
+
+
+def wait_until(condition: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + 60  # a bound for a stuck test, not a measured time
+    while not condition():
+        assert time.monotonic() < deadline, f"gave up waiting for {what}"
+        time.sleep(0.01)
+
+
+def test_the_run_that_started_first_gets_the_next_slot_though_it_asked_last(
+        script: Any, one_model_slot: None) -> None:
+    model = script({
+        "plan": {"tasks": [task("t1", "members", "get", "Look up Emily Chen")]},
+        "turns": {"t1": [{**call("members_get", member="Emily Chen"), "delay_ms": 50}]},
+        "synthesis": "Emily Chen is a member.", "plan_delay_ms": 50})
+    gate = threading.Event()
+    holding = threading.Event()
+
+    def hold(ticket: int) -> None:  # a call of a run that started between the two runs
+        with model_call_slot(ticket):
+            holding.set()
+            gate.wait(60)
+
+    with model_call_slot():  # the process's one slot is busy
+        early = Run("who is Emily Chen?", model)
+        between = threading.Thread(target=hold, args=(run_ticket(),))
+        late = Run("who is Emily Chen?", model)
+        # the later run asks first, the earlier one second, the run between them last
+        assert late.go().until("progress") == {"stage": "waiting_for_model", "position": 1,
+                                               "step": "decompose"}
+        assert early.go().until("progress")["position"] == 1  # ahead of the later run
+        between.start()
+        wait_until(lambda: model_calls_waiting() == 3, "three queued model calls")
+    # the early run's planner call went first; then the slot passed to the call that
+    # started before the late run, which holds it: the late run has not been served
+    assert early.until("plan")["tasks"][0]["id"] == "t1"
+    assert holding.wait(60)
+    assert late.drain() == ["run_started", "progress"]
+    gate.set()
+    between.join(60)
+    for run in (early, late):
+        run.finish()
+        assert run.names[-1] == "run_finished"
+        assert run.seen[-1].data["status"] == "completed"
