@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from pymongo.database import Database
 
-from opsgraph.errors import AmbiguousReference, NotFound
+from opsgraph.errors import AmbiguousReference, Forbidden, NotFound
 from opsgraph.operations.catalogue import get_operation
 from opsgraph.operations.references import resolve_args, resolve_reference
 from opsgraph.principal import Role
@@ -127,34 +127,35 @@ def _shown(err: AmbiguousReference | NotFound) -> str:
     return f"{err.message} {err.detail}"
 
 
-def test_a_member_sees_only_their_own_record_among_ambiguous_candidates(
+def test_a_member_naming_themselves_by_a_shared_name_gets_their_own_record(
         shared_db: Database[Document]) -> None:
-    with pytest.raises(AmbiguousReference) as err:
-        call(shared_db, TOM, "members.get", {"member": "Tom Baker"})
-    assert err.value.candidates == [{"id": "mem_demo_004", "name": "Tom Baker"}]
-    for secret in (*OTHER_TOM, "tom.baker@example.com", "standard", "active"):
-        assert secret not in _shown(err.value)
+    # Two Tom Bakers exist, but a member can only mean themselves.
+    out = call(shared_db, TOM, "members.get", {"member": "Tom Baker"})
+    assert out["result"]["id"] == "mem_demo_004"
 
 
-def test_a_member_learns_nothing_of_others_from_an_ambiguous_name(
-        shared_db: Database[Document]) -> None:
-    with pytest.raises(AmbiguousReference) as err:
-        call(shared_db, JANE, "members.get", {"member": "Tom Baker"})
-    assert err.value.candidates == []
-    for secret in (*OTHER_TOM, "mem_demo_004", "tom.baker@example.com"):
-        assert secret not in _shown(err.value)
+REFUSED = "member: members may refer only to their own member records"
 
 
-def test_a_member_gets_no_suggestions_of_other_members(
-        shared_db: Database[Document]) -> None:
-    with pytest.raises(NotFound) as err:
-        call(shared_db, TOM, "members.get", {"member": "Jane Smtih"})
-    assert err.value.detail["candidates"] == []
-    assert "mem_demo_001" not in err.value.message and "jane.smith" not in err.value.message
-    with pytest.raises(NotFound) as mine:
-        call(shared_db, JANE, "members.get", {"member": "Jane Smtih"})
-    assert mine.value.detail["candidates"] == [{"id": "mem_demo_001", "name": "Jane Smith"}]
-    assert "jane.smith@example.com" not in mine.value.message
+@pytest.mark.parametrize("name", ["Tom Baker", "Emily Chen", "Nobody Atall", "Jane Smtih",
+                                  "mem_demo_004", "tbaker@mail.example", "mem_demo_999"])
+def test_a_member_naming_anyone_else_gets_the_same_refusal(
+        shared_db: Database[Document], name: str) -> None:
+    # Existing, ambiguous, unknown, misspelt (even their own name) or an id: one answer.
+    with pytest.raises(Forbidden) as err:
+        call(shared_db, JANE, "members.get", {"member": name})
+    assert (err.value.message, err.value.detail) == (REFUSED, {})
+
+
+def test_a_member_names_only_their_own_invoices(shared_db: Database[Document]) -> None:
+    assert call(shared_db, JANE, "invoices.get", {"invoice": "inv-1001"})["result"]["id"] == (
+        "inv_demo_1001")
+    answers = set()
+    for other in ("INV-1002", "INV-99999", "inv_demo_1002"):
+        with pytest.raises(Forbidden) as err:
+            call(shared_db, JANE, "invoices.get", {"invoice": other})
+        answers.add(err.value.message)
+    assert answers == {"invoice: members may refer only to their own invoice records"}
 
 
 @pytest.mark.parametrize("who", [person(Role.VISITOR, user=""), TOM])
@@ -187,5 +188,9 @@ def test_the_full_candidate_listing_is_logged(shared_db: Database[Document],
                                               caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.INFO, logger="opsgraph.operations.references"), \
             pytest.raises(AmbiguousReference):
-        call(shared_db, JANE, "members.get", {"member": "Tom Baker"})
+        resolve_reference(context(shared_db, TOM), "events", "morning yoga", "event")
+    assert "evt_demo_01" in caplog.text and "Studio A" in caplog.text
+    with caplog.at_level(logging.INFO, logger="opsgraph.operations.references"), \
+            pytest.raises(AmbiguousReference):
+        call(shared_db, Role.STAFF, "members.get", {"member": "Tom Baker"})
     assert "tbaker@mail.example" in caplog.text and "tom.baker@example.com" in caplog.text

@@ -109,7 +109,7 @@ def test_a_member_books_and_cancels_only_for_themselves(seeded: Database[Documen
     member = person(Role.MEMBER, user=me)
     slot = {"resource": "Studio B", "start": start.isoformat(), "end": end.isoformat()}
     someone_else = "mem_demo_002" if me != "mem_demo_002" else "mem_demo_001"
-    with pytest.raises(Forbidden, match="only for themselves"):
+    with pytest.raises(Forbidden, match="only to their own member records"):
         call(seeded, member, "bookings.create", {**slot, "member": someone_else})
     out = call(seeded, member, "bookings.create", {**slot, "member": me})
     booking = out["result"]["booking"]["id"]

@@ -35,8 +35,13 @@ def caller_member(ctx: Context) -> Document | None:
     user = ctx.principal.user_id.strip()
     if not user or ctx.principal.is_visitor:
         return None
-    return ctx.scope["members"].find_one(
-        {"$or": [{"_id": user}, {"email": user.lower()}, {"user_id": user}]})
+    members = ctx.scope["members"]
+    # Three indexed lookups: the store answers an `$or` by reading every member.
+    for query in ({"_id": user}, {"email": user.lower()}, {"user_id": user}):
+        found = members.find_one(query)
+        if found is not None:
+            return found
+    return None
 
 
 def require_self(ctx: Context, member_id: str | None, action: str) -> None:

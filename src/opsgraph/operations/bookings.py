@@ -22,6 +22,7 @@ from opsgraph.operations.access import (
 )
 from opsgraph.operations.base import Context, Day, Operation, OpInput, Preview, Result
 from opsgraph.operations.fields import Moment, Reference
+from opsgraph.operations.reads import by_ids, first_in_windows, time_windows
 from opsgraph.operations.records import (
     Document,
     as_utc,
@@ -70,12 +71,22 @@ def opening_hours(resource: Document, day: date) -> tuple[datetime, datetime]:
     return at_time(day, opens), at_time(day, closes)
 
 
+def _overlapping(ctx: Context, flt: Document, start: datetime,
+                 end: datetime) -> list[Document]:
+    """Confirmed bookings matching `flt` (a member or a resource) that overlap [start,
+    end), earliest first. A booking lasts at most MAX_BOOKING, so one that overlaps starts
+    in [start - MAX_BOOKING, end): the store walks that stretch of its index on
+    (tenant, member or resource, status, start) and the end is checked here."""
+    docs = ctx.scope["bookings"].find(
+        {**flt, "status": "confirmed", "start": {"$gt": start - MAX_BOOKING, "$lt": end}})
+    return sorted((d for d in docs if as_utc(d["end"]) > start),
+                  key=lambda d: (d["start"], d["_id"]))
+
+
 def confirmed_between(ctx: Context, resource_id: str, start: datetime,
                       end: datetime) -> list[Document]:
     """Confirmed bookings of a resource overlapping [start, end), earliest first."""
-    return list(ctx.scope["bookings"].find(
-        {"resource_id": resource_id, "status": "confirmed",
-         "start": {"$lt": end}, "end": {"$gt": start}}, sort=[("start", 1)]))
+    return _overlapping(ctx, {"resource_id": resource_id}, start, end)
 
 
 def _free_slots(ctx: Context, resource: Document, day: date,
@@ -111,8 +122,8 @@ def check_availability(ctx: Context, args: Availability) -> Result:
 
 
 def _names(ctx: Context, collection: str, ids: set[str], field: str) -> dict[str, str]:
-    found = ctx.scope[collection].find({"_id": {"$in": sorted(ids)}}, projection={field: 1})
-    return {str(d["_id"]): str(d.get(field, "")) for d in found}
+    found = by_ids(ctx.scope[collection], ids, projection={field: 1})
+    return {key: str(d.get(field, "")) for key, d in found.items()}
 
 
 def booking_rows(ctx: Context, docs: list[Document]) -> list[Document]:
@@ -126,16 +137,17 @@ def booking_rows(ctx: Context, docs: list[Document]) -> list[Document]:
 
 
 def list_bookings(ctx: Context, args: BookingList) -> Result:
-    """Confirmed bookings, filtered by member and day; a member sees only their own."""
-    flt: Document = {"status": "confirmed", **member_filter(ctx, args.member, "list bookings")}
+    """Confirmed bookings, filtered by member and day; a member sees only their own. The
+    first 100, read in growing windows of time (operations.reads)."""
+    flt: Document = {**member_filter(ctx, args.member, "list bookings"), "status": "confirmed"}
     if args.date is not None:
         start, end = day_bounds(args.date)
     else:
         start = day_bounds(ctx.now.date())[0]
         end = day_bounds(ctx.now.date() + timedelta(days=14))[1]
-    flt["start"] = {"$gte": start, "$lt": end}
-    docs = list(ctx.scope["bookings"].find(flt, sort=[("start", 1), ("_id", 1)],
-                                           limit=_LIST_LIMIT))
+    docs = first_in_windows(ctx.scope["bookings"], flt, "start",
+                            time_windows(start, end, timedelta(hours=2)), _LIST_LIMIT,
+                            order=lambda d: (d["start"], d["_id"]))
     return Result({"from": start.isoformat(), "to": end.isoformat(),
                    "bookings": booking_rows(ctx, docs)})
 
@@ -167,9 +179,8 @@ def check_booking(ctx: Context, args: BookingNew, booking_id: str) -> tuple[Docu
         if clash["_id"] != booking_id:
             raise Conflict(f"{resource['name']} is already booked {short_when(clash['start'])}–"
                            f"{as_utc(clash['end']):%H:%M} ({clash['_id']})")
-    overlapping = ctx.scope["bookings"].find_one(
-        {"member_id": args.member, "status": "confirmed", "_id": {"$ne": booking_id},
-         "start": {"$lt": end}, "end": {"$gt": start}})
+    overlapping = next((b for b in _overlapping(ctx, {"member_id": args.member}, start, end)
+                        if b["_id"] != booking_id), None)
     if overlapping is not None:
         raise Conflict(f"member: {member['name']} already has a booking at that time "
                        f"({overlapping['_id']})")

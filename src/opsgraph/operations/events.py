@@ -18,6 +18,7 @@ from opsgraph.errors import BadInput, Conflict
 from opsgraph.operations.access import ANYONE, MEMBERS_UP, STAFF_UP, require_self
 from opsgraph.operations.base import Context, Day, Operation, OpInput, Preview, Result
 from opsgraph.operations.fields import Moment, Name, Reference
+from opsgraph.operations.reads import by_ids, first_in_windows, time_windows, where_in
 from opsgraph.operations.records import (
     Document,
     as_utc,
@@ -31,8 +32,10 @@ from opsgraph.operations.records import (
     stable_id,
     to_json,
 )
+from opsgraph.store.search_keys import with_keys
 
 _DEFAULT_DAYS = 60
+_LIST_LIMIT = 50
 
 
 class EventList(OpInput):
@@ -60,8 +63,8 @@ class EventWaitlist(OpInput):
 
 def headcounts(ctx: Context, event_ids: list[str]) -> Counter[tuple[str, str]]:
     """(event id, registration status) → count."""
-    regs = ctx.scope["registrations"].find({"event_id": {"$in": event_ids}},
-                                           projection={"event_id": 1, "status": 1})
+    regs = where_in(ctx.scope["registrations"], "event_id", event_ids,
+                    projection={"event_id": 1, "status": 1})
     return Counter((r["event_id"], r["status"]) for r in regs)
 
 
@@ -76,15 +79,16 @@ def event_row(event: Document, counts: Counter[tuple[str, str]]) -> Document:
 
 
 def list_events(ctx: Context, args: EventList) -> Result:
-    """Scheduled events between two days (default: the next 60 days)."""
+    """Scheduled events between two days (default: the next 60 days), the first 50."""
     first = args.from_ or ctx.now.date()
     last = args.to or first + timedelta(days=_DEFAULT_DAYS)
     if last < first:
         raise BadInput("to: must not be before from")
     start, end = day_bounds(first)[0], day_bounds(last)[1]
-    events = list(ctx.scope["events"].find(
-        {"status": {"$ne": "cancelled"}, "start": {"$gte": start, "$lt": end}},
-        sort=[("start", 1), ("_id", 1)]))
+    events = first_in_windows(ctx.scope["events"], {}, "start",
+                              time_windows(start, end, timedelta(days=7)), _LIST_LIMIT,
+                              order=lambda e: (e["start"], e["_id"]),
+                              keep=lambda e: e.get("status") != "cancelled")
     counts = headcounts(ctx, [e["_id"] for e in events])
     return Result({"from": first.isoformat(), "to": last.isoformat(),
                    "events": [event_row(e, counts) for e in events]})
@@ -108,10 +112,10 @@ def apply_create(ctx: Context, args: EventNew, change_id: str) -> Document:
     event_id = derived_id(ctx, "evt", change_id)
     if ctx.scope["events"].find_one({"_id": event_id}) is None:
         preview_create(ctx, args)
-    doc = insert_once(ctx.scope["events"], {
+    doc = insert_once(ctx.scope["events"], with_keys("events", {
         "_id": event_id, "title": args.title, "start": as_utc(args.start),
         "end": as_utc(args.end), "capacity": args.capacity, "location": args.location,
-        "description": "", "status": "scheduled", "change_id": change_id})
+        "description": "", "status": "scheduled", "change_id": change_id}))
     return {"event": record_json(doc)}
 
 
@@ -172,7 +176,7 @@ def list_waitlist(ctx: Context, args: EventWaitlist) -> Result:
     waiting = list(ctx.scope["registrations"].find(
         {"event_id": args.event, "status": "waitlisted"}, sort=[("at", 1), ("_id", 1)]))
     ids = [w["member_id"] for w in waiting]
-    members = {m["_id"]: m for m in ctx.scope["members"].find({"_id": {"$in": ids}})}
+    members = by_ids(ctx.scope["members"], ids, projection={"name": 1, "email": 1})
     rows = [{"position": n, "member": {"id": w["member_id"],
                                        "name": members.get(w["member_id"], {}).get("name"),
                                        "email": members.get(w["member_id"], {}).get("email")},
@@ -182,7 +186,7 @@ def list_waitlist(ctx: Context, args: EventWaitlist) -> Result:
 
 OPERATIONS: tuple[Operation, ...] = (
     Operation("events.list", "read", "list", EventList,
-              "Upcoming events with places left and waitlist sizes.",
+              "Upcoming events with places left and waitlist sizes (the first 50).",
               ANYONE, "events", run=list_events),
     Operation("events.create", "write", "create", EventNew,
               "Schedule a new event with a capacity.",

@@ -32,7 +32,15 @@ from opsgraph.operations.access import (
     member_filter,
     require_self,
 )
-from opsgraph.operations.base import Context, Operation, OpInput, Preview, Result, Source
+from opsgraph.operations.base import (
+    FIRST_DAY,
+    Context,
+    Operation,
+    OpInput,
+    Preview,
+    Result,
+    Source,
+)
 from opsgraph.operations.fields import (
     Line,
     Money,
@@ -43,6 +51,7 @@ from opsgraph.operations.fields import (
     money_of,
     stored_money,
 )
+from opsgraph.operations.reads import days_back, first_in_windows
 from opsgraph.operations.records import Document, derived_id, record_json, require, to_json
 from opsgraph.principal import Role
 
@@ -107,14 +116,23 @@ def _source(doc: Document) -> Source:
 
 
 def list_invoices(ctx: Context, args: InvoiceList) -> Result:
-    """Invoices, newest first, by member and/or state; a member sees only their own."""
+    """Invoices, newest first (by day issued, then number), by member and/or state; a
+    member sees only their own. The first 100, read in windows of days (operations.reads)
+    on (tenant, member or status, issued)."""
     today = ctx.now.date().isoformat()
     flt: Document = member_filter(ctx, args.member, "list invoices")
-    if args.status == "overdue":
-        flt.update({"status": "open", "due": {"$lt": today}})
-    elif args.status is not None:
-        flt["status"] = args.status
-    docs = list(ctx.scope["invoices"].find(flt, sort=[("seq", -1)], limit=_LIST_LIMIT))
+    stored = "open" if args.status == "overdue" else args.status
+    if stored is not None and "member_id" not in flt:
+        flt["status"] = stored
+
+    def wanted(doc: Document) -> bool:
+        return ((stored is None or doc["status"] == stored)
+                and (args.status != "overdue" or doc["due"] < today))
+
+    windows = days_back(ctx.now.date() + timedelta(days=1), 31, FIRST_DAY)
+    docs = first_in_windows(ctx.scope["invoices"], flt, "issued", windows, _LIST_LIMIT,
+                            order=lambda d: (d["issued"], d["seq"]), newest_first=True,
+                            keep=wanted)
     unpaid = (money_of(d["total"]) - money_of(d["paid"]) for d in docs
               if effective_status(d, today) in ("open", "overdue"))
     rows = [{"id": d["_id"], "number": d["number"], "member": {"id": d["member_id"],

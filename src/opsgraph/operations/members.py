@@ -7,7 +7,6 @@ they may book, so changing them needs a manager.
 
 from __future__ import annotations
 
-import re
 from typing import Literal
 
 from pydantic import Field, model_validator
@@ -16,7 +15,7 @@ from opsgraph.errors import BadInput, Conflict, Forbidden
 from opsgraph.operations.access import MEMBERS_UP, STAFF_UP, is_manager, require_self
 from opsgraph.operations.base import Context, Operation, OpInput, Preview, Result, Source
 from opsgraph.operations.fields import Email, Line, Name, Notes, Phone, Reference
-from opsgraph.operations.ranking import name_score, normalise
+from opsgraph.operations.ranking import name_score
 from opsgraph.operations.records import (
     Document,
     derived_id,
@@ -25,6 +24,17 @@ from opsgraph.operations.records import (
     require,
     update_once,
     was_applied,
+)
+from opsgraph.store.search_keys import (
+    MIN_DIGITS,
+    changed_keys,
+    digits,
+    email_words,
+    normalise,
+    prefix_key,
+    soundex,
+    with_keys,
+    words,
 )
 
 MemberStatus = Literal["active", "paused", "cancelled"]
@@ -81,18 +91,46 @@ def _email_taken(ctx: Context, email: str, except_id: str) -> Document | None:
     return ctx.scope["members"].find_one({"email": email, "_id": {"$ne": except_id}})
 
 
+def _national(number: str) -> str:
+    """A number without its trunk zeros (07700 900123 → 7700900123), as phones end."""
+    return number.lstrip("0") or number
+
+
+_SHOWN = {f: 1 for f in ("name", "email", "phone", "status", "membership")}
+
+
+def _candidates(ctx: Context, query: str) -> list[Document]:
+    """The members a search scores, found by their search keys (store.search_keys): a name
+    word starting like the query's longest word or sounding like any of its words, an
+    email word starting like its longest one, a phone ending in its digits."""
+    name_words, mail_words, number = words(query), email_words(query), digits(query)
+    keys: list[Document] = []
+    if name_words:
+        keys.append({"name_prefixes": prefix_key(max(name_words, key=len))})
+    sounds = sorted({code for w in name_words if (code := soundex(w))})
+    if sounds:
+        keys.append({"name_sounds": {"$in": sounds}})
+    if mail_words:
+        keys.append({"contact_keys": prefix_key(max(mail_words, key=len))})
+    if len(number) >= MIN_DIGITS:
+        keys.append({"contact_keys": {"$in": sorted({number, _national(number)})}})
+    found: dict[str, Document] = {}
+    for key in keys:
+        found.update((str(d["_id"]), d) for d in ctx.scope["members"].find(key, projection=_SHOWN))
+    return list(found.values())
+
+
 def search_members(ctx: Context, args: MemberSearch) -> Result:
     """Members whose name, email or phone resembles the query, best first."""
     query = args.query
-    digits = re.sub(r"\D", "", query)
+    number = digits(query)
     scored: list[tuple[float, Document]] = []
-    for doc in ctx.scope["members"].find({}):
+    for doc in _candidates(ctx, query):
         score = name_score(query, str(doc.get("name", "")))
         email = str(doc.get("email", ""))
         if normalise(query) in email:
             score = max(score, 1.0 if normalise(query) == email else 0.85)
-        phone = re.sub(r"\D", "", str(doc.get("phone") or ""))
-        if len(digits) >= 4 and digits in phone:
+        if len(number) >= MIN_DIGITS and _national(number) in digits(str(doc.get("phone") or "")):
             score = max(score, 0.85)
         if score >= 0.5:
             scored.append((score, doc))
@@ -136,7 +174,8 @@ def apply_create(ctx: Context, args: MemberNew, change_id: str) -> Document:
     coll = ctx.scope["members"]
     if coll.find_one({"_id": member_id}) is None:
         preview_create(ctx, args)  # the store may have moved since the preview
-    doc = insert_once(coll, {"_id": member_id, **_new_member(ctx, args), "change_id": change_id})
+    doc = insert_once(coll, with_keys("members", {"_id": member_id, **_new_member(ctx, args),
+                                                  "change_id": change_id}))
     return {"member": record_json(doc)}
 
 
@@ -161,7 +200,10 @@ def apply_update(ctx: Context, args: MemberUpdate, change_id: str) -> Document:
     coll = ctx.scope["members"]
     if not was_applied(coll, args.member, change_id):
         preview_update(ctx, args)
-        update_once(coll, args.member, change_id, {"$set": args.changes.as_dict()})
+        changes = args.changes.as_dict()
+        before = require(ctx, "members", args.member, "member")
+        update_once(coll, args.member, change_id,
+                    {"$set": {**changes, **changed_keys("members", before, changes)}})
     return {"member": record_json(require(ctx, "members", args.member, "member"))}
 
 

@@ -7,23 +7,17 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
+from opsgraph.store.search_keys import normalise as normalise  # its home is the store's keys
+
 _WORD = re.compile(r"[a-z0-9]+")
 _STOPWORDS = frozenset(
     "a an and are as at be by can do does for from have how i if in is it me my of on or "
     "our the this to we what when where which who will with you your".split())
-
-
-def normalise(text: str) -> str:
-    """Accents stripped, case folded, whitespace collapsed: the form names compare in."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    return " ".join(plain.casefold().split())
 
 
 def _stem(word: str) -> str:

@@ -16,11 +16,12 @@ from pymongo.errors import DuplicateKeyError
 from opsgraph.errors import BadInput, Conflict, NotFound
 from opsgraph.operations.base import Context
 from opsgraph.store.scope import ScopedCollection
+from opsgraph.store.search_keys import KEY_FIELDS
 
 Document = dict[str, Any]
 
 # Bookkeeping fields that say nothing to a reader of the record.
-_HIDDEN = frozenset({"tenant_id", "applied_changes"})
+_HIDDEN = frozenset({"tenant_id", "applied_changes", *KEY_FIELDS})
 
 
 def as_utc(value: datetime) -> datetime:

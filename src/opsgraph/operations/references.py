@@ -1,13 +1,17 @@
 """Turn human references ("Jane Smith", "Court 1", "INV-1042") into record ids.
 
 Order of trust: an exact id; then a name or key (email, invoice number, slug) equal after
-normalising case, accents and whitespace; then names whose words the reference starts
-("jane smi"). One match resolves; several raise AmbiguousReference with candidates; none
-raises NotFound with the closest names.
+normalising case, accents, `_` and spaces; then names whose words the reference starts
+("jane smi", "smithson"). One match resolves; several raise AmbiguousReference with
+candidates; none raises NotFound with names that sound alike. Every step is one indexed
+query on the search keys stored with the record (store.search_keys), never a scan.
 
 Candidates go back to the caller, so they show only what the caller may see: staff,
 managers and admins get every candidate with its telling details; anyone else gets only
-records that are theirs or public, without contact details. The full listing is logged.
+public records, without contact details. The full listing is logged. Records that belong
+to a member (their member record, their invoices) a member may name only among their own:
+anything else is the same Forbidden, with the same words, whether or not such a record
+exists, so nobody can learn who is a member by naming people.
 """
 
 from __future__ import annotations
@@ -16,11 +20,13 @@ import logging
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from opsgraph.errors import AmbiguousReference, BadInput, NotFound
+from opsgraph.errors import AmbiguousReference, BadInput, Forbidden, NotFound
 from opsgraph.operations.access import is_staff, own_member_id
 from opsgraph.operations.base import Context, Operation, OpInput
-from opsgraph.operations.ranking import name_score, normalise, words_prefix_match
+from opsgraph.operations.ranking import name_score, words_prefix_match
 from opsgraph.operations.records import to_json
+from opsgraph.store.scope import ScopedCollection
+from opsgraph.store.search_keys import canonical_key, name_key, prefix_key, soundex, words
 
 Document = dict[str, Any]
 Args = TypeVar("Args", bound=OpInput)
@@ -93,37 +99,77 @@ class _Audience:
             return cls(lookup, True, None)
         return cls(lookup, False, own_member_id(ctx) if lookup.owner else None)
 
-    def may_see(self, doc: Document) -> bool:
-        if self.full or self.lookup.public:
-            return True
-        owner = self.lookup.owner
-        return owner is not None and doc.get(owner) == self.member_id
+    @property
+    def own_only(self) -> bool:
+        """Only the caller's own records may be named (a member, owned records)."""
+        return not self.full and self.lookup.owner is not None
+
+    @property
+    def sees_candidates(self) -> bool:
+        return self.full or self.lookup.public
 
     def shown(self, docs: list[Document]) -> list[Document]:
         """Candidates of the docs this caller may see, with the details it may see."""
+        if not self.sees_candidates:
+            return []
         details = self.lookup.details if self.full else self.lookup.public_details
-        return [candidate(self.lookup, d, details) for d in docs if self.may_see(d)]
+        return [candidate(self.lookup, d, details) for d in docs]
 
 
-def _plain(text: str) -> str:
-    """Normalised, with `_` read as a space: models write names as `emily_chen`."""
-    return normalise(text.replace("_", " "))
+def _fields(lookup: Lookup) -> dict[str, int]:
+    owner = (lookup.owner,) if lookup.owner else ()
+    return {f: 1 for f in ("_id", *lookup.names, *lookup.keys, *lookup.details, *owner)}
 
 
-def _matches(lookup: Lookup, docs: list[Document], value: str) -> list[Document]:
-    wanted = _plain(value)
-    squashed = wanted.replace(" ", "")
+def _exact(coll: ScopedCollection, lookup: Lookup, text: str) -> list[Document]:
+    """Records whose name or a key is `text` once normalised (one query per field)."""
+    queries = [{"name_key": name_key(text)}] if lookup.names else []
+    queries += [{key: canonical_key(key, text)} for key in lookup.keys]
+    found: dict[str, Document] = {}
+    for query in queries:
+        found.update((str(d["_id"]), d) for d in coll.find(query, projection=_fields(lookup)))
+    return list(found.values())
 
-    def same(text: Any) -> bool:
-        norm = _plain(str(text))
-        return norm == wanted or norm.replace(" ", "") == squashed
 
-    exact = [d for d in docs if any(same(d[f]) for f in (*lookup.names, *lookup.keys)
-                                    if d.get(f) is not None)]
-    if exact:
-        return exact
-    return [d for d in docs if any(words_prefix_match(value, str(d[f]))
-                                   for f in lookup.names if d.get(f))]
+def _by_words(coll: ScopedCollection, lookup: Lookup, text: str) -> list[Document]:
+    """Records with a name whose words `text`'s words start: the records having a word
+    that starts like the longest of them, checked against every word."""
+    wanted = words(text)
+    if not lookup.names or not wanted:
+        return []
+    key = prefix_key(max(wanted, key=len))
+    return [d for d in coll.find({"name_prefixes": key}, projection=_fields(lookup))
+            if any(words_prefix_match(text, str(d[f])) for f in lookup.names if d.get(f))]
+
+
+def _same(lookup: Lookup, doc: Document, text: str) -> bool:
+    """`text` names `doc` exactly (what `_exact` asks the store, for a record at hand)."""
+    return (any(name_key(str(doc[f])) == name_key(text) for f in lookup.names if doc.get(f))
+            or any(doc.get(k) == canonical_key(k, text) for k in lookup.keys))
+
+
+def _own(ctx: Context, audience: _Audience, collection: str, text: str,
+         field: str) -> Document:
+    """The caller's own record that `text` names; Forbidden, in words that depend on
+    nothing but the lookup, when it names none of them."""
+    lookup, owner = audience.lookup, audience.lookup.owner
+    coll = ctx.scope[collection]
+    mine = list(coll.find({owner: audience.member_id})) if owner else []
+    found = ([d for d in mine if d["_id"] == text] or [d for d in mine if _same(lookup, d, text)]
+             or [d for d in mine if any(words_prefix_match(text, str(d[f]))
+                                        for f in lookup.names if d.get(f))])
+    if len(found) == 1:
+        return found[0]
+    if len(found) > 1:
+        shown = [candidate(lookup, d, lookup.public_details) for d in _sorted(lookup, found)]
+        raise AmbiguousReference(
+            f"{field}: {text!r} matches more than one of your {lookup.kind} records: "
+            f"{_listing(shown)}. Use the id of the one you mean.", candidates=shown)
+    raise Forbidden(f"{field}: members may refer only to their own {lookup.kind} records")
+
+
+def _sorted(lookup: Lookup, docs: list[Document]) -> list[Document]:
+    return sorted(docs, key=lambda d: (_label(lookup, d), str(d["_id"])))
 
 
 def resolve_reference(ctx: Context, collection: str, value: str, field: str) -> Document:
@@ -132,6 +178,9 @@ def resolve_reference(ctx: Context, collection: str, value: str, field: str) -> 
     text = value.strip()
     if not text:
         raise BadInput(f"{field}: empty reference")
+    audience = _Audience.of(ctx, lookup)
+    if audience.own_only:
+        return _own(ctx, audience, collection, text, field)
     coll = ctx.scope[collection]
     by_id = coll.find_one({"_id": text})
     if by_id is not None:
@@ -139,19 +188,14 @@ def resolve_reference(ctx: Context, collection: str, value: str, field: str) -> 
     if not lookup.names and not lookup.keys:
         hint = f" ({lookup.hint})" if lookup.hint else ""
         raise NotFound(f"{field}: no {lookup.kind} with id {text!r}{hint}")
-    owner = (lookup.owner,) if lookup.owner else ()
-    fields = {f: 1 for f in ("_id", *lookup.names, *lookup.keys, *lookup.details, *owner)}
-    docs = list(coll.find({}, projection=fields))
-    found = _matches(lookup, docs, text)
+    found = _exact(coll, lookup, text) or _by_words(coll, lookup, text)
     if len(found) == 1:
         full = coll.find_one({"_id": found[0]["_id"]})
         if full is not None:
             return full
-    audience = _Audience.of(ctx, lookup)
     if len(found) > 1:
-        found.sort(key=lambda d: (_label(lookup, d), str(d["_id"])))
-        raise _ambiguous(audience, found, text, field)
-    raise _not_found(audience, docs, text, field)
+        raise _ambiguous(audience, _sorted(lookup, found), text, field)
+    raise _not_found(audience, coll, text, field)
 
 
 def _describe(cand: Document) -> str:
@@ -174,22 +218,30 @@ def _ambiguous(audience: _Audience, found: list[Document], text: str, field: str
     log.info("%s: %r matches %d %s records: %s", field, text, len(found), kind,
              _listing([candidate(audience.lookup, d) for d in found]))
     shown = audience.shown(found)[:_MAX_CANDIDATES]
-    if audience.full or audience.lookup.public:
+    if audience.sees_candidates:
         return AmbiguousReference(
             f"{field}: {text!r} matches {len(found)} {kind} records: {_listing(shown)}. "
             "Use the id of the one you mean.", candidates=shown)
-    yours = f" Yours: {_listing(shown)}." if shown else ""
     return AmbiguousReference(
-        f"{field}: {text!r} matches more than one {kind} record.{yours} "
+        f"{field}: {text!r} matches more than one {kind} record. "
         "Use the id of the one you mean.", candidates=shown)
 
 
-def _not_found(audience: _Audience, docs: list[Document], text: str, field: str,
-               ) -> NotFound:
-    lookup = audience.lookup
+def _sounding_alike(coll: ScopedCollection, lookup: Lookup, text: str) -> list[Document]:
+    """Records with a name word that sounds like a word of `text`, closest first."""
+    sounds = sorted({code for w in words(text) if (code := soundex(w))})
+    if not lookup.names or not sounds:
+        return []
+    docs = coll.find({"name_sounds": {"$in": sounds}}, projection=_fields(lookup))
     scored = sorted(((_best_score(lookup, d, text), d) for d in docs),
                     key=lambda item: (-item[0], str(item[1]["_id"])))
-    near = [d for score, d in scored if score >= 0.4]
+    return [d for score, d in scored if score >= 0.4]
+
+
+def _not_found(audience: _Audience, coll: ScopedCollection, text: str, field: str,
+               ) -> NotFound:
+    lookup = audience.lookup
+    near = _sounding_alike(coll, lookup, text) if audience.sees_candidates else []
     if near:
         log.info("%s: no %s matches %r; close: %s", field, lookup.kind, text,
                  _listing([candidate(lookup, d) for d in near[:3]]))

@@ -10,13 +10,19 @@ seed again changes nothing, not even records the operations have changed since. 
 knowledge base, whose Markdown files are the source of truth, is rewritten. `reset=True`
 wipes the tenant's domain data and seeds afresh at this week's anchor.
 
-Any tenant id other than `acme` gets the demo club's data set.
+Any tenant id other than `acme` gets the demo club's data set. At `scale=LARGE` (or any
+`Scale`) the club is the same but big: 10,000 members, 200,000 bookings reaching back
+about a year and a half, 20,000 invoices, and its resources, staff, shifts and events
+copied over eight sites. Large data goes in by bulk inserts in batches (`BATCH`).
+
+Named records carry their search keys (store.search_keys), as every write does.
 """
 
 from __future__ import annotations
 
+import math
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, time, timedelta
 from functools import cached_property
 from pathlib import Path
@@ -28,6 +34,7 @@ from pymongo.database import Database
 from pymongo.errors import BulkWriteError
 
 from opsgraph.store.indexes import ensure_indexes
+from opsgraph.store.search_keys import with_keys
 
 Document = dict[str, Any]
 
@@ -39,6 +46,30 @@ SEEDED = ("members", "staff", "shifts", "resources", "bookings", "events", "regi
 DEFAULT_HOURS = {"weekday": ["07:00", "22:00"], "weekend": ["08:00", "20:00"]}
 BOOKING_DAYS = range(-7, 14)  # a week of history and two weeks ahead
 SHIFT_DAYS = range(0, 14)
+BATCH = 5000
+"""Documents per bulk insert."""
+
+
+@dataclass(frozen=True)
+class Scale:
+    """How big the club is: members, bookings (the oldest are dropped past this count),
+    and sites (copies of its resources, staff, shift templates and events)."""
+
+    members: int
+    bookings: int
+    sites: int
+    booking_rate: float = 0.55
+
+    def times(self, factor: float) -> Scale:
+        """This scale times `factor` (at least one of each), e.g. for a quick test."""
+        return replace(self, members=max(20, round(self.members * factor)),
+                       bookings=max(1, round(self.bookings * factor)),
+                       sites=max(1, round(self.sites * factor)))
+
+
+LARGE = Scale(members=10_000, bookings=200_000, sites=8)
+"""`opsgraph seed --scale large`: with two billing runs a member, about 20,000 invoices."""
+SCALES = {"large": LARGE}
 
 
 def anchor_monday(now: datetime) -> datetime:
@@ -63,6 +94,47 @@ def _ascii(text: str) -> str:
     return "".join(ch for ch in text.lower() if ch.isascii() and ch.isalnum())
 
 
+def _surnames(last_names: list[str], members: int) -> list[str]:
+    """The surnames generated members draw from: double-barrelled ones join the list when
+    single ones would repeat names too often (a large club), so every name stays unique."""
+    if members * 4 <= len(last_names) ** 2:
+        return last_names
+    return last_names + [f"{a}-{b}" for a in last_names for b in last_names if a != b]
+
+
+def _site_copy(record: Document, site: int, fields: tuple[str, ...]) -> Document:
+    return {**record, **{f: f"{record[f]} ({site})" for f in fields if record.get(f)}}
+
+
+def at_scale(spec: Document, scale: Scale) -> Document:
+    """The data set of a club like `spec` at `scale`: every resource, staff member, shift
+    template and event once per site (site 1 keeps the originals' names), more members."""
+    sites = range(2, scale.sites + 1)
+    staff = list(spec["staff"])
+    names = {person["name"] for person in staff}
+    firsts, lasts = spec["first_names"], spec["last_names"]
+    for n, person in enumerate(p for _ in sites for p in spec["staff"]):
+        name = next(full for k in range(len(firsts) * len(lasts))
+                    if (full := f"{firsts[(n + k) % len(firsts)]} "
+                                f"{lasts[(n * 7 + k) % len(lasts)]}") not in names)
+        names.add(name)
+        first, last = name.split(" ", 1)
+        staff.append({**person, "name": name,
+                      "email": f"{_ascii(first)}.{_ascii(last)}@riverside.example"})
+    resources = list(spec["resources"])
+    for site in sites:
+        for res in spec["resources"]:
+            resources.append({**_site_copy(res, site, ("name", "location")),
+                              "key": f"{res['key']}_s{site}", "code": f"{res['code']}-{site}"})
+    return {**spec, "member_count": scale.members, "booking_rate": scale.booking_rate,
+            "staff": staff, "resources": resources,
+            "shift_templates": [_site_copy(t, site, ("location",)) if site > 1 else t
+                                for site in range(1, scale.sites + 1)
+                                for t in spec["shift_templates"]],
+            "events": [_site_copy(e, site, ("title", "location")) if site > 1 else e
+                       for site in range(1, scale.sites + 1) for e in spec["events"]]}
+
+
 @dataclass
 class DemoData:
     """Builds every document of one tenant's data set (pure: no store access)."""
@@ -71,6 +143,8 @@ class DemoData:
     spec: Document
     anchor: datetime
     now: datetime
+    booking_days: range = BOOKING_DAYS
+    booking_limit: int | None = None  # keep only the newest this many bookings
     _streams: dict[str, random.Random] = field(default_factory=dict)
 
     def rng(self, kind: str) -> random.Random:
@@ -94,9 +168,10 @@ class DemoData:
         people: list[Document] = [dict(m) for m in self.spec["members"]]
         names = {p["name"] for p in people}
         emails = {p["email"] for p in people}
+        surnames = _surnames(self.spec["last_names"], self.spec["member_count"])
         while len(people) < self.spec["member_count"]:
             first = rng.choice(self.spec["first_names"])
-            last = rng.choice(self.spec["last_names"])
+            last = rng.choice(surnames)
             email = f"{_ascii(first)}.{_ascii(last)}@{rng.choice(self.spec['email_domains'])}"
             if f"{first} {last}" in names or email in emails:
                 continue
@@ -163,7 +238,7 @@ class DemoData:
         rng = self.rng("bookings")
         out: list[Document] = []
         member_busy: dict[str, list[tuple[datetime, datetime]]] = {}
-        for offset in BOOKING_DAYS:
+        for offset in self.booking_days:
             day = self.day(offset)
             for res in self.resources:
                 if res["status"] != "open" and offset >= 0:
@@ -182,12 +257,14 @@ class DemoData:
                         if not cancelled:
                             taken.append((slot, slot + length))
                         out.append({
-                            "_id": f"bkg_{self.tenant}_{len(out) + 1:04d}", "member_id": member,
+                            "member_id": member,
                             "resource_id": res["_id"], "start": slot, "end": slot + length,
                             "status": "cancelled" if cancelled else "confirmed",
                             "created_at": slot - timedelta(days=rng.randrange(1, 10))})
                     slot += length
-        return out
+        if self.booking_limit is not None:
+            out = out[max(0, len(out) - self.booking_limit):]
+        return [{"_id": f"bkg_{self.tenant}_{n:04d}", **b} for n, b in enumerate(out, start=1)]
 
     @cached_property
     def events(self) -> list[Document]:
@@ -296,25 +373,24 @@ def _insert_missing(db: Database[Document], name: str, tenant: str,
                     docs: list[Document]) -> None:
     """Insert the documents whose id is not there yet; existing ones are left as they are.
 
-    The same effect as an upsert with `$setOnInsert`, at a fraction of its cost: one query
-    for the ids present and one bulk insert.
+    The same effect as an upsert with `$setOnInsert`, at a fraction of its cost: bulk
+    inserts of `BATCH` documents that skip the ids already present (the store refuses
+    them as duplicates, which is the state we want; asking which ids exist first costs
+    more, the store's `$in` being slow on long lists).
     """
-    ids = [d["_id"] for d in docs]
-    present = {d["_id"] for d in db[name].find({"_id": {"$in": ids}}, {"_id": 1})}
-    missing = [{**d, "tenant_id": tenant} for d in docs if d["_id"] not in present]
-    if missing:
+    for first in range(0, len(docs), BATCH):
+        batch = [{**with_keys(name, d), "tenant_id": tenant} for d in docs[first:first + BATCH]]
         try:
-            db[name].insert_many(missing, ordered=False)
+            db[name].insert_many(batch, ordered=False)
         except BulkWriteError as exc:
-            # A concurrent seed inserted some of them first: that is the state we wanted.
             if any(e.get("code") != 11000 for e in exc.details.get("writeErrors", [])):
                 raise
 
 
 def _overwrite(db: Database[Document], name: str, tenant: str, docs: list[Document]) -> None:
     requests = [UpdateOne({"_id": d["_id"], "tenant_id": tenant},
-                          {"$set": {k: v for k, v in d.items() if k != "_id"}}, upsert=True)
-                for d in docs]
+                          {"$set": {k: v for k, v in with_keys(name, d).items() if k != "_id"}},
+                          upsert=True) for d in docs]
     if requests:
         db[name].bulk_write(requests, ordered=False)
 
@@ -325,19 +401,39 @@ def _wipe(db: Database[Document], tenant: str) -> None:
     db["tenants"].delete_one({"_id": tenant})
 
 
+def _history_days(spec: Document, scale: Scale) -> int:
+    """Days of booking history that hold a little more than `scale.bookings` (the
+    oldest beyond the count are dropped)."""
+    hours = sum(int(h[1][:2]) - int(h[0][:2]) for h in
+                ((r.get("hours") or DEFAULT_HOURS)["weekday"] for r in spec["resources"]
+                 if r.get("status", "open") == "open"))
+    per_day = max(1.0, hours * scale.booking_rate / (1 + 0.2 * scale.booking_rate))
+    return max(7, math.ceil(scale.bookings / per_day * 1.25) - BOOKING_DAYS.stop)
+
+
+def _data(tenant: str, now: datetime, anchor: datetime, scale: Scale | None) -> DemoData:
+    spec = load_dataset(tenant)
+    if scale is None:
+        return DemoData(tenant, spec, anchor, now)
+    spec = at_scale(spec, scale)
+    return DemoData(tenant, spec, anchor, now,
+                    booking_days=range(-_history_days(spec, scale), BOOKING_DAYS.stop),
+                    booking_limit=scale.bookings)
+
+
 def seed(db: Database[Document], tenant: str = "demo", *, now: datetime | None = None,
-         reset: bool = False) -> dict[str, Any]:
-    """Load a tenant's data set (idempotent); returns the tenant's record counts."""
+         reset: bool = False, scale: Scale | None = None) -> dict[str, Any]:
+    """Load a tenant's data set (idempotent), the demo club's at `scale` when given;
+    returns how many records of each kind the data set has (all of them now stored)."""
     now = (now or datetime.now(UTC)).astimezone(UTC)
     ensure_indexes(db)
     if reset:
         _wipe(db, tenant)
-    spec = load_dataset(tenant)
     existing = db["tenants"].find_one({"_id": tenant}) or {}
     # Keep the first run's anchor: a later re-seed then fills gaps with the same dates.
     anchor = existing.get("seed_anchor") or anchor_monday(now)
     anchor = anchor.replace(tzinfo=UTC) if anchor.tzinfo is None else anchor
-    data = DemoData(tenant, spec, anchor, now)
+    data = _data(tenant, now, anchor, scale)
     db["tenants"].update_one({"_id": tenant}, {"$setOnInsert": {
         **data.tenant_doc(), "seed_anchor": anchor}}, upsert=True)
     builders = {"members": lambda: data.members, "staff": lambda: data.staff,
@@ -345,12 +441,17 @@ def seed(db: Database[Document], tenant: str = "demo", *, now: datetime | None =
                 "bookings": data.bookings, "events": lambda: data.events,
                 "registrations": data.registrations, "invoices": data.invoices,
                 "inbox": data.inbox, "tickets": data.tickets}
+    counts: dict[str, int] = {}
     for name, build in builders.items():
-        _insert_missing(db, name, tenant, build())
-    _overwrite(db, "knowledge", tenant, data.knowledge())
+        docs = build()
+        _insert_missing(db, name, tenant, docs)
+        counts[name] = len(docs)
+    knowledge = data.knowledge()
+    _overwrite(db, "knowledge", tenant, knowledge)
+    counts["knowledge"] = len(knowledge)
     tenant_doc = db["tenants"].find_one({"_id": tenant}) or {}
-    counts = {name: db[name].count_documents({"tenant_id": tenant}) for name in SEEDED}
-    return {"tenant": tenant, "plan": tenant_doc.get("plan"), **counts}
+    return {"tenant": tenant, "plan": tenant_doc.get("plan"),
+            **{name: counts[name] for name in SEEDED}}
 
 
 def seed_all(db: Database[Document], *, now: datetime | None = None) -> dict[str, Any]:
