@@ -65,10 +65,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_seed(args: argparse.Namespace) -> int:
-    from opsgraph.store.seed import seed, seed_all
+    from opsgraph.store.seed import SCALES, seed, seed_all
 
+    scale = SCALES.get(args.scale)
+    if scale is not None and args.tenant is None:
+        print("error: --scale large needs --tenant (a tenant of its own, e.g. big)",
+              file=sys.stderr)
+        return 2
     db = store()
-    out(args, seed_all(db) if args.tenant is None else seed(db, tenant=args.tenant.strip()))
+    out(args, seed_all(db) if args.tenant is None else
+        seed(db, tenant=args.tenant.strip(), scale=scale))
     return 0
 
 
@@ -103,6 +109,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("seed", help="load the demo data set (idempotent)")
     p.add_argument("--tenant", default=None, help="default: both demo tenants (demo, acme)")
+    p.add_argument("--scale", choices=("demo", "large"), default="demo",
+                   help="demo (default), or large: the demo club with 10,000 members, "
+                        "200,000 bookings and 20,000 invoices (a few minutes; needs --tenant)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_seed)
 
