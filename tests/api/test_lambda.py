@@ -14,8 +14,9 @@ from opsgraph.api.lambda_handler import handler
 from tests.deploy.events import KNOWLEDGE_SCRIPT, event, message_ids, sqs_batch, with_token
 
 
-def test_importing_the_handler_pulls_in_nothing_heavy() -> None:
-    code = ("import sys, opsgraph.api.lambda_handler; "
+@pytest.mark.parametrize("entry", ["opsgraph.api.lambda_handler", "opsgraph.api.lambda_web"])
+def test_importing_an_entry_pulls_in_nothing_heavy(entry: str) -> None:
+    code = (f"import sys, {entry}; "
             "print([m for m in sys.modules if m.split('.')[0] in "
             "('langgraph', 'langchain_aws', 'langchain_core', 'boto3', 'onnxruntime')])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

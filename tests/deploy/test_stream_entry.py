@@ -132,3 +132,17 @@ def test_a_request_context_header_is_trusted_only_alone_and_null(entry: str) -> 
         not_null = client.post("/events", json=event("schedule_expire_approvals"),
                                headers={"x-amzn-request-context": "{}"})
     assert doubled.status_code == 403 and not_null.status_code == 403  # a visitor
+
+
+def test_the_entry_reads_the_adapters_settings_as_the_adapter_does() -> None:
+    from opsgraph.api.lambda_web import adapter_port, check_pass_through_path
+    from opsgraph.settings import ConfigurationError
+
+    assert adapter_port({}) == 8080
+    assert adapter_port({"PORT": "7000"}) == 7000
+    assert adapter_port({"AWS_LWA_PORT": "9000", "PORT": "7000"}) == 9000
+    with pytest.raises(ConfigurationError, match="AWS_LWA_PORT"):
+        adapter_port({"AWS_LWA_PORT": "http"})
+    check_pass_through_path({"AWS_LWA_PASS_THROUGH_PATH": "/events"})
+    with pytest.raises(ConfigurationError, match="AWS_LWA_PASS_THROUGH_PATH"):
+        check_pass_through_path({"AWS_LWA_PASS_THROUGH_PATH": "/lambda"})
