@@ -219,3 +219,18 @@ def test_direct_calls_refuse_unprintable_text_naming_the_field(
     with pytest.raises(Unprocessable) as caught:
         call(seeded, Role.ADMIN, op_id, args)
     assert [e["field"] for e in caught.value.detail["errors"]] == [field]
+
+
+@pytest.mark.parametrize(("op_id", "args", "field"), [
+    ("schedules.shifts", {"date": "9999-12-31"}, "date"),
+    ("bookings.create", {"member": "Jane Smith", "resource": "Court 1",
+                         "start": "9999-12-31T23:00:00-05:00",
+                         "end": "9999-12-31T23:30:00-05:00"}, "start"),
+    ("events.create", {"title": "Gala", "start": "2030-02-01T18:00",
+                       "end": "9999-12-31T23:59:59-12:00", "capacity": 5}, "end"),
+])
+def test_days_and_times_far_out_are_refused_not_overflowed(
+        shared_db: Database[Document], op_id: str, args: Document, field: str) -> None:
+    with pytest.raises(Unprocessable) as caught:
+        call(shared_db, Role.ADMIN, op_id, args)
+    assert field in [e["field"] for e in caught.value.detail["errors"]]
