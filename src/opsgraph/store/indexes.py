@@ -45,12 +45,17 @@ def _by_id() -> IndexModel:
 def _named() -> list[IndexModel]:
     """The search keys of a named collection (store.search_keys)."""
     return [_ix("tenant_name_key", ("name_key", ASCENDING)),
-            _ix("tenant_name_prefixes", ("name_prefixes", ASCENDING))]
+            _ix("tenant_name_prefixes", ("name_prefixes", ASCENDING)),
+            _ix("tenant_name_sounds", ("name_sounds", ASCENDING))]
 
 
 INDEXES: dict[str, list[IndexModel]] = {
     "members": [_by_id(), *_named(),
                 _ix("tenant_email", ("email", ASCENDING), unique=True, partial=_HAS_EMAIL),
+                # Lookups by email: the store does not see that an equality on a string
+                # implies the partial filter above.
+                _ix("tenant_email_id", ("email", ASCENDING), ("_id", ASCENDING)),
+                _ix("tenant_contact_keys", ("contact_keys", ASCENDING)),
                 _ix("tenant_user", ("user_id", ASCENDING))],
     "staff": [_by_id(), *_named(), _ix("tenant_email", ("email", ASCENDING))],
     "shifts": [_by_id(), _ix("tenant_start", ("start", ASCENDING)),
