@@ -79,7 +79,7 @@ def test_the_tenant_plan_gates_features(shared_db: Database[Document]) -> None:
 
 
 @pytest.mark.parametrize(("op_id", "args", "fields"), [
-    ("members.update", {"changes": {"phone": "1"}}, ["member"]),
+    ("members.update", {"changes": {"phone": "+44 7700 900123"}}, ["member"]),
     ("members.update", {"member": "x", "changes": {"colour": "red"}}, ["changes.colour"]),
     ("members.update", {"member": "x", "changes": {}}, ["changes"]),
     ("bookings.availability", {"resource": "Court 1", "date": "tomorrow"}, ["date"]),
