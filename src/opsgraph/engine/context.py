@@ -83,13 +83,14 @@ class RunContext:
     """The thread's lease, held for the run (None outside a runner, e.g. in tests)."""
 
     def step(self, where: str) -> None:
-        """The start of a step (a node, a sub-task): the thread's lease must still hold
-        (read in the store), or the run stops here with `lease_lost`."""
+        """The start of a step of the graph, or a write to the thread: the thread's lease
+        must still hold (read in the store), or the run stops here with `lease_lost`."""
         if self.lease is not None:
             self.lease.confirm(where)
 
     def check_lease(self, where: str) -> None:
-        """Before a model call: stop if a renewal already found the lease lost (no I/O)."""
+        """Before a sub-task or a model call: stop if a renewal already found the lease
+        lost (no I/O)."""
         if self.lease is not None:
             self.lease.check(where)
 

@@ -99,7 +99,7 @@ def run_subtask(task: PlannedTask, deps: dict[str, Future[dict[str, Any]]],
     checkpointed, so it is returned as plain data (`TaskResult.model_dump()`)."""
     ctx = get_runtime(RunContext).context
     dep_results = _wait_dependencies(deps, after)
-    ctx.step(f"task {task.id}")
+    ctx.check_lease(f"task {task.id}")  # `execute` read the lease in the store as it began
     result = _run(ctx, task, dep_results)
     get_stream_writer()({"event": "task_finished", "data": {
         "task_id": task.id, "agent": task.agent, "status": result.status,

@@ -7,8 +7,9 @@ lease lapses within `OPSGRAPH_THREAD_LEASE_S` (default 30 s).
 
 A holder that cannot renew — another owner took the lease, or the store did not answer
 until the lease's own end passed — has lost it: `ThreadLease.check()` (no I/O, at every
-model call) and `ThreadLease.confirm()` (reads the lease in the store, at every step of the
-graph and before anything is written to the thread) raise `LeaseLost`, and the run stops.
+sub-task and model call) and `ThreadLease.confirm()` (reads the lease in the store, as each
+node of the graph starts and before anything is written to the thread) raise `LeaseLost`,
+and the run stops.
 `LeasedSaver` wraps the checkpointer of one run so that no checkpoint is written after
 the loss.
 """
