@@ -191,8 +191,7 @@ def test_pages_are_bounded_and_the_first_of_their_range(
     assert [b["id"] for b in listed] == [b["_id"] for b in every[:100]]
 
     invoices = run(db, "invoices.list", {"status": "open"})["invoices"]
-    every = sorted(_all(db, "invoices", {"status": "open"}),
-                   key=lambda i: (i["issued"], i["seq"]), reverse=True)
+    every = sorted(_all(db, "invoices", {"status": "open"}), key=lambda i: -i["seq"])
     assert len(every) > 100
     assert [i["id"] for i in invoices] == [i["_id"] for i in every[:100]]
 
@@ -201,3 +200,16 @@ def test_pages_are_bounded_and_the_first_of_their_range(
     assert shifts == sorted(shifts, key=lambda s: (s["start"], s["id"]))
     events = run(db, "events.list", {"from": "2029-01-01", "to": "2031-01-01"})["events"]
     assert len(events) == 24 and events == sorted(events, key=lambda e: (e["start"], e["id"]))
+
+
+def test_an_invoice_numbered_after_the_recorded_highest_still_comes_first(
+        big: tuple[Database[Document], Finds]) -> None:
+    db, _ = big
+    top = db["tenants"].find_one({"_id": "big"})["invoice_seq"]  # type: ignore[index]
+    newest = {**db["invoices"].find_one({"tenant_id": "big", "seq": top}),  # type: ignore[dict-item]
+              "_id": "inv_big_newer", "seq": top + 1, "number": f"INV-{top + 1}"}
+    db["invoices"].insert_one(newest)
+    try:
+        assert run(db, "invoices.list", {})["invoices"][0]["id"] == "inv_big_newer"
+    finally:
+        db["invoices"].delete_one({"_id": "inv_big_newer"})

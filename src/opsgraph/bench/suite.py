@@ -17,7 +17,17 @@ from dataclasses import dataclass
 from importlib import metadata
 from typing import Any, TypeVar
 
-from opsgraph.bench import burst, coldstart, commits, imports, latency, overhead, profiling, ranking
+from opsgraph.bench import (
+    burst,
+    coldstart,
+    commits,
+    imports,
+    latency,
+    overhead,
+    profiling,
+    ranking,
+    scale,
+)
 from opsgraph.bench.drive import timed_run
 from opsgraph.bench.environment import BenchEnv, bench_environment
 from opsgraph.bench.report import Report, Row
@@ -40,11 +50,13 @@ class BenchConfig:
     burst_latency_ms: int = 50
     ranker_requests: int = 50
     import_repeats: int = 3
+    scale: float = 0.1  # of the large tenant (store.seed.LARGE); OPSGRAPH_BENCH_SCALE overrides
+    scale_repeats: int = 15
 
 
 QUICK = BenchConfig(latency_ms=20, runs=1, supervisor_runs=1, cpu_requests=1,
                     profile_requests=1, burst_size=4, burst_latency_ms=5, ranker_requests=5,
-                    import_repeats=1)
+                    import_repeats=1, scale=0.005, scale_repeats=1)
 """A tiny configuration with every case in it (the smoke test)."""
 
 
@@ -126,6 +138,8 @@ def _store_cases(run: _Run, env: BenchEnv, config: BenchConfig) -> None:
              lambda: burst.burst_rows(env, config.burst_size, config.burst_latency_ms))
     run.rows("case 8: ranker", lambda: [ranking.ranker_row(config.ranker_requests)])
     run.rows("case 9: cold start", lambda: coldstart.coldstart_rows(env, config.import_repeats))
+    run.rows("case 10: large tenant", lambda: scale.scale_rows(env, config.scale,
+                                                               config.scale_repeats))
 
 
 def run_suite(config: BenchConfig = BenchConfig(), progress: Progress | None = None) -> Report:

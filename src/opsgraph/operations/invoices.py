@@ -32,15 +32,7 @@ from opsgraph.operations.access import (
     member_filter,
     require_self,
 )
-from opsgraph.operations.base import (
-    FIRST_DAY,
-    Context,
-    Operation,
-    OpInput,
-    Preview,
-    Result,
-    Source,
-)
+from opsgraph.operations.base import Context, Operation, OpInput, Preview, Result, Source
 from opsgraph.operations.fields import (
     Line,
     Money,
@@ -51,7 +43,7 @@ from opsgraph.operations.fields import (
     money_of,
     stored_money,
 )
-from opsgraph.operations.reads import days_back, first_in_windows
+from opsgraph.operations.reads import first_in_windows, numbers_down
 from opsgraph.operations.records import Document, derived_id, record_json, require, to_json
 from opsgraph.principal import Role
 
@@ -116,9 +108,9 @@ def _source(doc: Document) -> Source:
 
 
 def list_invoices(ctx: Context, args: InvoiceList) -> Result:
-    """Invoices, newest first (by day issued, then number), by member and/or state; a
-    member sees only their own. The first 100, read in windows of days (operations.reads)
-    on (tenant, member or status, issued)."""
+    """Invoices, newest first, by member and/or state; a member sees only their own. The
+    first 100, read in windows of numbers (operations.reads) on (tenant, member or status,
+    seq) down from the highest number the tenant records (`invoice_seq`)."""
     today = ctx.now.date().isoformat()
     flt: Document = member_filter(ctx, args.member, "list invoices")
     stored = "open" if args.status == "overdue" else args.status
@@ -129,9 +121,9 @@ def list_invoices(ctx: Context, args: InvoiceList) -> Result:
         return ((stored is None or doc["status"] == stored)
                 and (args.status != "overdue" or doc["due"] < today))
 
-    windows = days_back(ctx.now.date() + timedelta(days=1), 31, FIRST_DAY)
-    docs = first_in_windows(ctx.scope["invoices"], flt, "issued", windows, _LIST_LIMIT,
-                            order=lambda d: (d["issued"], d["seq"]), newest_first=True,
+    top = int((ctx.scope.tenant() or {}).get("invoice_seq", 0))
+    docs = first_in_windows(ctx.scope["invoices"], flt, "seq", numbers_down(top, 128),
+                            _LIST_LIMIT, order=lambda d: d["seq"], newest_first=True,
                             keep=wanted)
     unpaid = (money_of(d["total"]) - money_of(d["paid"]) for d in docs
               if effective_status(d, today) in ("open", "overdue"))

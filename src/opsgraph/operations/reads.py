@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from datetime import date, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from opsgraph.store.scope import ScopedCollection
@@ -46,16 +46,15 @@ def time_windows(start: datetime, end: datetime, first: timedelta,
         low, width = high, width * 2
 
 
-def days_back(until: date, first_days: int, oldest: date) -> Iterator[tuple[str, str]]:
-    """ISO days from `until` (excluded) back to `oldest`, newest window first, each window
-    four times as long as the one before; the first window holds every day from `until`
-    on."""
-    yield until.isoformat(), "9999-12-31"
-    width, high = timedelta(days=first_days), until
-    while high > oldest:
-        low = max(oldest, high - width)
-        yield low.isoformat(), high.isoformat()
-        high, width = low, width * 4
+def numbers_down(top: int, first: int) -> Iterator[tuple[int, int]]:
+    """Numbers from the highest down: first every number above `top`, then windows below
+    it, each twice as wide as the one before, down to 0."""
+    yield top + 1, 2**62
+    width, high = first, top + 1
+    while high > 0:
+        low = max(0, high - width)
+        yield low, high
+        high, width = low, width * 2
 
 
 def first_in_windows(coll: ScopedCollection, flt: Mapping[str, Any], field: str,

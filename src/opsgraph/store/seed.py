@@ -446,6 +446,9 @@ def seed(db: Database[Document], tenant: str = "demo", *, now: datetime | None =
         docs = build()
         _insert_missing(db, name, tenant, docs)
         counts[name] = len(docs)
+        if name == "invoices" and docs:  # where invoices.list starts reading
+            db["tenants"].update_one({"_id": tenant}, {"$max": {
+                "invoice_seq": max(d["seq"] for d in docs)}})
     knowledge = data.knowledge()
     _overwrite(db, "knowledge", tenant, knowledge)
     counts["knowledge"] = len(knowledge)
