@@ -20,3 +20,19 @@ def test_ensure_indexes_is_idempotent_and_tenant_first(db: Database[Document]) -
         for index, spec in info.items():
             if index != "_id_":
                 assert spec["key"][0][0] == "tenant_id", (name, index)
+
+
+def test_records_stored_before_search_keys_get_them_once(db: Database[Document]) -> None:
+    from opsgraph.store.indexes import backfill_search_keys
+
+    db["members"].insert_one({"_id": "m_old", "tenant_id": "t", "name": "Émile Zola",
+                              "email": "emile@example.org"})
+    db["resources"].insert_one({"_id": "r_old", "tenant_id": "t", "name": "Court_9"})
+    assert backfill_search_keys(db) == 2
+    old = db["members"].find_one({"_id": "m_old"})
+    assert old is not None and old["name_key"] == "emilezola"
+    assert {"emile", "zola", "z"} <= set(old["name_prefixes"])
+    resource = db["resources"].find_one({"_id": "r_old"})
+    assert resource is not None and resource["name_key"] == "court9"
+    db["members"].insert_one({"_id": "m_later", "tenant_id": "t", "name": "Late Comer"})
+    assert backfill_search_keys(db) == 0  # done once: later records carry their own keys

@@ -213,3 +213,10 @@ def test_an_invoice_numbered_after_the_recorded_highest_still_comes_first(
         assert run(db, "invoices.list", {})["invoices"][0]["id"] == "inv_big_newer"
     finally:
         db["invoices"].delete_one({"_id": "inv_big_newer"})
+
+
+def test_the_large_scale_needs_a_tenant_of_its_own(capsys: pytest.CaptureFixture[str]) -> None:
+    from opsgraph.cli import main
+
+    assert main(["seed", "--scale", "large"]) == 2
+    assert "--tenant" in capsys.readouterr().err
