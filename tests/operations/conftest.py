@@ -12,9 +12,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from pymongo import MongoClient
 from pymongo.database import Database
 
+from opsgraph.store.client import new_client
 from opsgraph.store.indexes import ensure_indexes
 from opsgraph.store.seed import seed_all
 
@@ -24,7 +24,7 @@ Document = dict[str, Any]
 
 
 def _seeded_database(mongo_uri: str, prefix: str) -> Iterator[Database[Document]]:
-    client: MongoClient[Document] = MongoClient(mongo_uri, tz_aware=True)
+    client = new_client(mongo_uri)
     db = client[f"{prefix}_{uuid.uuid4().hex[:8]}"]
     seed_all(db, now=NOW)
     try:

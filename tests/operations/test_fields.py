@@ -156,11 +156,7 @@ def _problems_at(op_id: str, path: tuple[str | int, ...], value: object) -> list
     return []
 
 
-_NOT_YET = {"knowledge"}  # operations/knowledge.py is not on operations.fields yet
-OPERATIONS = [pytest.param(op_id, marks=pytest.mark.xfail(
-                  strict=True, reason="knowledge inputs are plain str fields"))
-              if op_id.split(".")[0] in _NOT_YET else op_id
-              for op_id, op in CATALOGUE.items() if _string_fields(op.input)]
+OPERATIONS = [op_id for op_id, op in CATALOGUE.items() if _string_fields(op.input)]
 
 
 @pytest.mark.parametrize("op_id", OPERATIONS)

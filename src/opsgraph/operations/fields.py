@@ -107,6 +107,9 @@ Reference = Annotated[str, _bounds(1, 200), _LINE]
 Line = Annotated[str, _bounds(1, 200), _LINE]
 """One printable line of 1 to 200 characters: a subject, a search, an invoice line."""
 
+Query = Annotated[str, _bounds(1, 500), _LINE]
+"""What to look up, in plain words: one printable line of 1 to 500 characters."""
+
 Reason = Annotated[str, _bounds(3, 500), _LINE]
 """Why something is done, for the audit trail: one line of 3 to 500 characters."""
 

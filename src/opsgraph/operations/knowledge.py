@@ -14,6 +14,7 @@ from pydantic import Field
 
 from opsgraph.operations.access import ANYONE
 from opsgraph.operations.base import Context, Operation, OpInput, Result, Source
+from opsgraph.operations.fields import Query, Reference
 from opsgraph.operations.ranking import BM25
 from opsgraph.operations.records import Document, record_json, require
 
@@ -23,12 +24,11 @@ _SNIPPET = 700
 
 
 class KnowledgeSearch(OpInput):
-    query: str = Field(min_length=1, max_length=500,
-                       description="What to look up, in plain words (\"refund policy\").")
+    query: Query = Field(description="What to look up, in plain words (\"refund policy\").")
 
 
 class KnowledgeGet(OpInput):
-    document: str = Field(min_length=1, description="The document: id, slug or title.")
+    document: Reference = Field(description="The document: id, slug or title.")
 
 
 def passages(doc: Document) -> list[tuple[str, str]]:

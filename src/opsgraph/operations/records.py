@@ -9,12 +9,15 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from datetime import UTC, date, datetime, time, timedelta
+from decimal import Decimal
 from typing import Any
 
+from bson.decimal128 import Decimal128
 from pymongo.errors import DuplicateKeyError
 
 from opsgraph.errors import BadInput, Conflict, NotFound
 from opsgraph.operations.base import Context
+from opsgraph.operations.fields import money_json
 from opsgraph.store.scope import ScopedCollection
 from opsgraph.store.search_keys import KEY_FIELDS
 
@@ -43,17 +46,15 @@ def at_time(day: date, hhmm: str) -> datetime:
     return datetime.combine(day, time(hours, minutes), tzinfo=UTC)
 
 
-def money(value: float) -> float:
-    """Round to cents; every stored or compared amount goes through here."""
-    return round(float(value), 2)
-
-
 def to_json(value: Any) -> Any:
-    """Datetimes and dates as ISO 8601 strings, recursively; everything else unchanged."""
+    """Datetimes and dates as ISO 8601 strings, amounts as JSON numbers, recursively;
+    everything else unchanged."""
     if isinstance(value, datetime):
         return as_utc(value).isoformat()
     if isinstance(value, date):
         return value.isoformat()
+    if isinstance(value, Decimal | Decimal128):
+        return money_json(value)
     if isinstance(value, Mapping):
         return {str(k): to_json(v) for k, v in value.items()}
     if isinstance(value, list | tuple):

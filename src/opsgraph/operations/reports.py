@@ -9,23 +9,26 @@ from __future__ import annotations
 import datetime as dt
 from collections import Counter, defaultdict
 from datetime import timedelta
+from decimal import Decimal
 
 from pydantic import Field
 
 from opsgraph.errors import BadInput
 from opsgraph.operations.access import MANAGERS
-from opsgraph.operations.base import Context, Operation, OpInput, Result
+from opsgraph.operations.base import Context, Day, Operation, OpInput, Result
 from opsgraph.operations.events import headcounts
+from opsgraph.operations.fields import money_json, money_of
 from opsgraph.operations.invoices import effective_status
-from opsgraph.operations.records import Document, as_utc, day_bounds, money, to_json
+from opsgraph.operations.records import Document, as_utc, day_bounds, to_json
 
 _DEFAULT_SPAN = timedelta(days=30)
+ZERO = Decimal("0.00")
 
 
 class ReportWindow(OpInput):
-    from_: dt.date | None = Field(None, alias="from",
+    from_: Day | None = Field(None, alias="from",
                                   description="First day, YYYY-MM-DD; default: 30 days ago.")
-    to: dt.date | None = Field(None, description="Last day, YYYY-MM-DD; default: 30 days on.")
+    to: Day | None = Field(None, description="Last day, YYYY-MM-DD; default: 30 days on.")
 
 
 def window(ctx: Context, args: ReportWindow) -> tuple[dt.date, dt.date]:
@@ -69,23 +72,28 @@ def revenue_report(ctx: Context, args: ReportWindow) -> Result:
     docs = list(ctx.scope["invoices"].find(
         {"issued": {"$gte": first.isoformat(),
                     "$lt": (last + timedelta(days=1)).isoformat()}}))
-    by_month: dict[str, Counter[str]] = defaultdict(Counter)
+    by_month: dict[str, dict[str, Decimal]] = defaultdict(
+        lambda: {"invoiced": ZERO, "collected": ZERO, "refunded": ZERO})
     for d in docs:
         month = by_month[d["issued"][:7]]
-        month["invoiced"] += d["total"]
-        month["collected"] += d["paid"]
-        month["refunded"] += d["refunded"]
+        month["invoiced"] += money_of(d["total"])
+        month["collected"] += money_of(d["paid"])
+        month["refunded"] += money_of(d["refunded"])
     overdue = [d for d in docs if effective_status(d, today) == "overdue"]
-    totals = {k: money(sum(m[k] for m in by_month.values()))
+    totals = {k: sum((m[k] for m in by_month.values()), ZERO)
               for k in ("invoiced", "collected", "refunded")}
+
+    def owed(rows: list[Document]) -> Decimal:
+        return sum((money_of(d["total"]) - money_of(d["paid"]) for d in rows), ZERO)
+
     return Result({
-        "from": first.isoformat(), "to": last.isoformat(), "invoices": len(docs), **totals,
-        "net": money(totals["collected"] - totals["refunded"]),
-        "outstanding": money(sum(d["total"] - d["paid"] for d in docs
-                                 if d["status"] == "open")),
-        "overdue": {"count": len(overdue), "amount": money(sum(d["total"] - d["paid"]
-                                                              for d in overdue))},
-        "by_month": {m: {k: money(v) for k, v in c.items()} for m, c in sorted(by_month.items())},
+        "from": first.isoformat(), "to": last.isoformat(), "invoices": len(docs),
+        **{k: money_json(v) for k, v in totals.items()},
+        "net": money_json(totals["collected"] - totals["refunded"]),
+        "outstanding": money_json(owed([d for d in docs if d["status"] == "open"])),
+        "overdue": {"count": len(overdue), "amount": money_json(owed(overdue))},
+        "by_month": {m: {k: money_json(v) for k, v in c.items()}
+                     for m, c in sorted(by_month.items())},
     })
 
 

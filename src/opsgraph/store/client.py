@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import threading
+from decimal import Decimal
 from typing import Any
 
+from bson.codec_options import TypeCodec, TypeRegistry
+from bson.decimal128 import Decimal128
 from pymongo import MongoClient
 from pymongo.database import Database
 
@@ -12,6 +15,28 @@ from opsgraph.settings import get_settings
 from opsgraph.store.embedded import start_for_home
 
 Document = dict[str, Any]
+
+
+
+class _DecimalCodec(TypeCodec):
+    """Amounts of money are Decimals in code and Decimal128 in the store, both ways."""
+
+    python_type = Decimal
+    bson_type = Decimal128
+
+    def transform_python(self, value: Decimal) -> Decimal128:
+        return Decimal128(value)
+
+    def transform_bson(self, value: Decimal128) -> Decimal:
+        return value.to_decimal()
+
+
+def new_client(uri: str, **options: Any) -> MongoClient[Document]:
+    """A client with opsgraph's codec options (timezone-aware datetimes, Decimal money)."""
+    options.setdefault("serverSelectionTimeoutMS", 5000)
+    return MongoClient(uri, tz_aware=True, type_registry=TypeRegistry([_DecimalCodec()]),
+                       **options)
+
 
 _lock = threading.Lock()
 _client: MongoClient[Document] | None = None
@@ -24,7 +49,7 @@ def get_client() -> MongoClient[Document]:
         if _client is None:
             settings = get_settings()
             uri = settings.mongodb_uri or start_for_home(settings.home).uri
-            _client = MongoClient(uri, tz_aware=True, serverSelectionTimeoutMS=5000)
+            _client = new_client(uri)
         return _client
 
 
