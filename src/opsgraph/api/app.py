@@ -47,9 +47,9 @@ async def openapi(request: Request) -> Response:
 
 
 async def index(request: Request) -> Response:
-    from opsgraph.api.dashboard import dashboard_page
+    from opsgraph.api.dashboard import dashboard_response
 
-    return dashboard_page()
+    return dashboard_response(request)
 
 
 def _require_thread(principal: Principal, thread_id: str) -> None:
@@ -194,6 +194,7 @@ async def unexpected_error(request: Request, exc: Exception) -> Response:
 
 ROUTES = [
     Route("/", index, methods=["GET"]),
+    Route("/static/{path:path}", index, methods=["GET"]),
     Route("/health", health, methods=["GET"]),
     Route("/openapi.json", openapi, methods=["GET"]),
     Route("/v1/runs", runs, methods=["POST"]),

@@ -1,0 +1,205 @@
+// The chat view: the caller's conversations, one conversation at a time, and the message
+// box. A conversation is drawn from its stored events and follows them live, so an answer
+// that arrives after a manager's decision (made in another browser) shows without a reload.
+
+import {api, postStream, ThreadFollower, ApiError} from "./api.js";
+import {h, fill, relative, statusPill} from "./dom.js";
+import {Conversation} from "./conversation.js";
+
+const FOLLOWING = new Set(["running", "awaiting_approval"]);
+const REFRESH_MS = 15000;
+
+export class ChatView {
+  constructor(root, app) {
+    this.app = app;
+    this.threadId = null;
+    this.follower = null;
+    this.conv = null;
+    this.busy = false;
+    this.list = h("ul", {class: "thread-list", "aria-label": "Conversations"});
+    this.title = h("h2", {class: "conv-title"}, "New conversation");
+    this.status = h("span", {class: "conv-status"});
+    this.live = h("span", {class: "live-state", role: "status"});
+    this.log = h("div", {class: "log", role: "log", "aria-label": "Conversation"});
+    this.empty = h("div", {class: "empty-chat"});
+    this.input = h("textarea", {id: "message", name: "message", rows: "1", autocomplete: "off",
+      placeholder: "Ask for something, e.g. “Is court 1 free tomorrow evening?”",
+      onkeydown: (e) => this.onKey(e)});
+    this.sendButton = h("button", {type: "submit", class: "primary"}, "Send");
+    this.form = h("form", {class: "composer", onsubmit: (e) => { e.preventDefault(); this.sendTyped(); }},
+      h("label", {for: "message", class: "sr-only"}, "Message"), this.input, this.sendButton);
+    fill(root, h("div", {class: "chat"},
+      h("aside", {class: "threads"},
+        h("div", {class: "threads-head"}, h("h2", {}, "Conversations"),
+          h("a", {class: "button small", href: "#/"}, "New")),
+        this.list),
+      h("section", {class: "conversation"},
+        h("header", {class: "conv-head"}, this.title, this.status, this.live),
+        this.log, this.empty, this.form)));
+    this.timer = setInterval(() => { if (!document.hidden) this.refreshThreads(); }, REFRESH_MS);
+  }
+
+  onKey(e) {
+    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      this.sendTyped();
+    }
+  }
+
+  async refreshThreads() {
+    if (!this.app.me) {
+      fill(this.list, h("li", {class: "muted empty-list"}, "Sign in to keep your conversations here."));
+      return;
+    }
+    let threads;
+    try {
+      threads = await api("/v1/threads");
+    } catch (error) {
+      fill(this.list, h("li", {class: "muted empty-list"}, `Conversations cannot be listed: ${error.message}`));
+      return;
+    }
+    if (!threads.length) {
+      fill(this.list, h("li", {class: "muted empty-list"}, "No conversations yet. Ask something to start one."));
+      return;
+    }
+    fill(this.list, threads.map((t) => {
+      const mine = !t.requester || t.requester.user_id === this.app.me.user;
+      return h("li", {}, h("a", {href: `#/threads/${encodeURIComponent(t.thread_id)}`,
+        class: `thread-item${t.thread_id === this.threadId ? " active" : ""}`,
+        "aria-current": t.thread_id === this.threadId ? "page" : null},
+        h("span", {class: "thread-title"}, t.title || "Untitled"),
+        h("span", {class: "thread-meta"}, statusPill(t.status),
+          t.pending ? h("span", {class: "count"}, `${t.pending} pending`) : null,
+          mine ? null : h("span", {class: "muted"}, t.requester.name || t.requester.user_id),
+          h("span", {class: "muted"}, relative(t.updated_at)))));
+    }));
+  }
+
+  stopFollowing() {
+    if (this.follower) this.follower.stop();
+    this.follower = null;
+    this.live.textContent = "";
+  }
+
+  follow(conv) {
+    this.stopFollowing();
+    const follower = new ThreadFollower(this.threadId, {
+      lastId: conv.lastId,
+      onEvent: (ev) => conv.apply(ev),
+      wantsMore: () => FOLLOWING.has(conv.lastStatus),
+      onState: (state, error) => {
+        if (this.follower !== follower) return;
+        this.live.textContent = state === "reconnecting" ? "Reconnecting…" : "";
+        this.live.dataset.state = state;
+        if (state === "closed" && error) conv.turn?.note(`Live updates stopped: ${error.message}`, "error");
+      },
+    });
+    this.follower = follower.start();
+  }
+
+  newConversation(userMessages = []) {
+    fill(this.log);
+    this.conv = new Conversation(this.log, {userMessages, onFinished: (d) => this.finished(d)});
+    return this.conv;
+  }
+
+  /** Show a thread (null: a new conversation). */
+  async open(threadId) {
+    this.stopFollowing();
+    this.threadId = threadId;
+    this.newConversation();
+    this.status.replaceChildren();
+    this.emptyState(!threadId);
+    this.refreshThreads();
+    if (!threadId) {
+      this.title.textContent = "New conversation";
+      this.input.focus();
+      return;
+    }
+    this.title.textContent = "Loading…";
+    let detail;
+    try {
+      detail = await api(`/v1/threads/${encodeURIComponent(threadId)}`);
+    } catch (error) {
+      this.title.textContent = "Conversation not available";
+      this.log.append(h("div", {class: "note note-error", role: "alert"},
+        error.status === 404 ? "This conversation does not exist, or you may not read it." : error.message));
+      return;
+    }
+    if (this.threadId !== threadId) return;
+    this.title.textContent = detail.title || "Conversation";
+    this.status.replaceChildren(statusPill(detail.status));
+    const asked = (detail.messages || []).filter((m) => m.role === "user").map((m) => m.content);
+    const conv = this.newConversation(asked);
+    conv.lastStatus = "running";  // follow the replay to its end, then decide
+    this.follow(conv);
+  }
+
+  emptyState(show) {
+    this.empty.hidden = !show;
+    if (!show) return;
+    const examples = (this.app.info && this.app.info.mode === "demo" && this.app.info.examples) || [];
+    fill(this.empty,
+      h("h3", {}, "What can I help with?"),
+      h("p", {class: "muted"}, "Ask about members, bookings, classes and invoices. Any change waits for a manager’s approval before it happens."),
+      examples.length ? h("div", {class: "examples"},
+        h("p", {class: "examples-label"}, "Demo mode: try one of these"),
+        examples.map((text) => h("button", {type: "button", class: "example", onclick: () => this.send(text)}, text))) : null);
+  }
+
+  sendTyped() {
+    const message = this.input.value.trim();
+    if (!message) { this.input.focus(); return; }
+    this.send(message);
+  }
+
+  async send(message) {
+    if (this.busy) return;
+    this.busy = true;
+    this.sendButton.disabled = true;
+    this.input.value = "";
+    this.emptyState(false);
+    if (!this.threadId) this.newConversation();
+    const conv = this.conv;
+    conv.ask(message);
+    this.stopFollowing();
+    try {
+      await postStream("/v1/runs", {message, thread_id: this.threadId || undefined}, (ev) => {
+        if (ev.event === "run_started" && ev.data.thread_id && !this.threadId) {
+          this.threadId = ev.data.thread_id;
+          history.replaceState(null, "", `#/threads/${encodeURIComponent(this.threadId)}`);
+          this.title.textContent = message.length > 60 ? `${message.slice(0, 60)}…` : message;
+        }
+        conv.apply(ev);
+      });
+    } catch (error) {
+      conv.turn.setBusy(false);
+      conv.turn.note(error instanceof ApiError ? error.message : String(error), "error",
+        error.status === 429 ? "Too many requests at once: wait a moment and send it again." : "");
+    } finally {
+      this.busy = false;
+      this.sendButton.disabled = false;
+      this.input.focus();
+    }
+    if (this.threadId && FOLLOWING.has(conv.lastStatus)) this.follow(conv);
+    this.refreshThreads();
+  }
+
+  async finished(data) {
+    this.status.replaceChildren(statusPill(data.status));
+    this.refreshThreads();
+    this.app.refreshBadge();
+    if (!this.threadId || !this.app.me) return;
+    try {
+      const detail = await api(`/v1/threads/${encodeURIComponent(this.threadId)}`);
+      const pending = new Set((detail.pending || []).map((c) => c.change_id));
+      for (const turn of this.conv.turns) turn.settleChanges(pending);
+    } catch { /* the chips keep their last state */ }
+  }
+
+  hide() {
+    this.stopFollowing();
+    clearInterval(this.timer);
+  }
+}
+

@@ -1,0 +1,78 @@
+// Building the page's elements, and words for times and states.
+
+/** An element: h("button", {class: "primary", onclick}, "Send"). */
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
+    else if (key === "class") el.className = value;
+    else if (key === "dataset") Object.assign(el.dataset, value);
+    else el.setAttribute(key, value === true ? "" : value);
+  }
+  el.append(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
+  return el;
+}
+
+export const $ = (selector, root = document) => root.querySelector(selector);
+
+/** Replace an element's children. */
+export function fill(el, ...children) {
+  el.replaceChildren(...children.flat().filter((c) => c !== null && c !== undefined));
+  return el;
+}
+
+/** "3 min ago", "in 42 min": how far `iso` is from now, in words. */
+export function relative(iso) {
+  if (!iso) return "";
+  const seconds = Math.round((new Date(iso).getTime() - Date.now()) / 1000);
+  const abs = Math.abs(seconds);
+  const [n, unit] = abs < 60 ? [0, ""] : abs < 3600 ? [Math.round(abs / 60), "min"]
+    : abs < 86400 ? [Math.round(abs / 3600), "h"] : [Math.round(abs / 86400), "d"];
+  if (!unit) return seconds < 0 ? "just now" : "in under a minute";
+  return seconds < 0 ? `${n} ${unit} ago` : `in ${n} ${unit}`;
+}
+
+/** Time left before `iso`, or "expired". */
+export function timeLeft(iso) {
+  if (!iso) return "";
+  return new Date(iso).getTime() <= Date.now() ? "expired" : `expires ${relative(iso)}`;
+}
+
+/** A value as a manager reads it in a diff: strings bare, empty as an em dash. */
+export function shown(value) {
+  if (value === null || value === undefined || value === "") return "—";
+  if (typeof value === "string") return value;
+  return JSON.stringify(value);
+}
+
+/** `text` cut to `max` characters, saying so. */
+export function trimmed(text, max = 600) {
+  const s = typeof text === "string" ? text : JSON.stringify(text);
+  return s.length <= max ? s : `${s.slice(0, max)}… (${s.length - max} more characters)`;
+}
+
+const STATUS_WORDS = {
+  running: "Running", completed: "Completed", completed_with_errors: "Completed with errors",
+  awaiting_approval: "Waiting for approval", failed: "Failed",
+};
+
+/** A thread's or run's status as a coloured pill. */
+export function statusPill(status) {
+  return h("span", {class: `pill pill-${status || "unknown"}`}, STATUS_WORDS[status] || status || "New");
+}
+
+/** "members.update" → "Members · update". */
+export function operationLabel(op) {
+  const [domain, verb] = String(op || "").split(".");
+  if (!verb) return op || "";
+  return `${domain[0].toUpperCase()}${domain.slice(1)} · ${verb.replaceAll("_", " ")}`;
+}
+
+/** A short notice that goes away by itself (role=status: read by screen readers). */
+export function toast(text, kind = "info") {
+  const box = $("#toasts");
+  const note = h("div", {class: `toast toast-${kind}`, role: "status"}, text);
+  box.append(note);
+  setTimeout(() => note.remove(), 6000);
+}
