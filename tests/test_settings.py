@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from opsgraph.settings import ConfigurationError, load_settings
+from opsgraph.errors import ConfigurationError
+from opsgraph.settings import load_settings
 
 
 def test_defaults() -> None:

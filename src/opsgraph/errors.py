@@ -12,10 +12,11 @@
     ├── PayloadTooLarge   413     a request body over the cap
     ├── TooManyRequests   429     a limit on runs in flight or the daily model-call budget;
     │                             `retry_after_s` says when to try again
-    └── RunAborted        500     a run stopped at a cap or on a fault; never for bad input
+    ├── RunAborted        500     a run stopped at a cap or on a fault; never for bad input
+    └── ConfigurationError 500    an environment variable holds a value opsgraph cannot use
 
-Errors meant for a *model* ("retry with X") are a different family: `ToolRetry` in
-`opsgraph.tools`; they never abort a run and never reach HTTP.
+A model's bad tool call is not an exception at all: the tool answers it with a message the
+model can act on (`opsgraph.operations.invoke`, `opsgraph.tools.guard`).
 """
 
 from __future__ import annotations
@@ -112,3 +113,10 @@ class RunAborted(OpsgraphError):
 
     status = 500
     code = "run_aborted"
+
+
+class ConfigurationError(OpsgraphError):
+    """An environment variable holds a value opsgraph cannot use."""
+
+    status = 500
+    code = "configuration"

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any, Final, Protocol
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from opsgraph.settings import ConfigurationError
+from opsgraph.errors import ConfigurationError
 
 SECRET_ARN: Final = re.compile(
     r"arn:aws[a-z-]*:secretsmanager:(?P<region>[a-z0-9-]+):\d{12}:secret:[\w/+=.@-]+")

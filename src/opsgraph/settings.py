@@ -13,18 +13,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from opsgraph.errors import OpsgraphError
+from opsgraph.errors import ConfigurationError
 
 DEFAULT_MODEL = "bedrock:us.anthropic.claude-sonnet-4-6"
 DEFAULT_LIGHT_MODEL = "bedrock:us.anthropic.claude-haiku-4-5-20251001-v1:0"
 TOKEN_ALGORITHMS = ("HS256", "HS384", "HS512")
-
-
-class ConfigurationError(OpsgraphError):
-    """An environment variable holds a value opsgraph cannot use."""
-
-    status = 500
-    code = "configuration"
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from opsgraph.errors import Unprocessable
+from opsgraph.errors import ConfigurationError, Unprocessable
 from opsgraph.models.overrides import (
     allowed_models,
     get_overrides,
@@ -17,7 +17,7 @@ from opsgraph.models.overrides import (
     resolve_model_spec,
     set_overrides,
 )
-from opsgraph.settings import ConfigurationError, get_settings
+from opsgraph.settings import get_settings
 from opsgraph.store.scope import TenantScope
 
 AGENTS = {"members.lookup", "events.list"}

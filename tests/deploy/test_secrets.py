@@ -9,8 +9,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from opsgraph.errors import ConfigurationError
 from opsgraph.secrets import deployment_mongodb_uri, forget_secrets, secret_value
-from opsgraph.settings import ConfigurationError, load_settings
+from opsgraph.settings import load_settings
 
 URI_ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:opsgraph/mongodb-AbCdEf"
 TOKEN_ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:opsgraph/token-GhIjKl"

@@ -136,7 +136,7 @@ def test_a_request_context_header_is_trusted_only_alone_and_null(entry: str) -> 
 
 def test_the_entry_reads_the_adapters_settings_as_the_adapter_does() -> None:
     from opsgraph.api.lambda_web import adapter_port, check_pass_through_path
-    from opsgraph.settings import ConfigurationError
+    from opsgraph.errors import ConfigurationError
 
     assert adapter_port({}) == 8080
     assert adapter_port({"PORT": "7000"}) == 7000

@@ -226,6 +226,7 @@ def test_cli_ingests_a_hostile_email_read_only(store_env: dict[str, str], script
 
 @pytest.mark.usefixtures("demo_db")
 def test_the_counters_see_the_threads_changes_and_only_those(demo_db: Any) -> None:
+    from opsgraph.audit import record_transition
     from opsgraph.jobs.inbound_email import email_principal, thread_effects
     from opsgraph.store.scope import TenantScope
 
@@ -233,12 +234,15 @@ def test_the_counters_see_the_threads_changes_and_only_those(demo_db: Any) -> No
     assert thread_effects(scope, "email_x", "email:a@b.example") == (0, 0)
     scope["pending_changes"].insert_one({"_id": "chg_1", "thread_id": "email_x"})
     scope["pending_changes"].insert_one({"_id": "chg_2", "thread_id": "other"})
-    for row in ({"thread_id": "email_x", "to": "pending"},
-                {"thread_id": "email_x", "to": "applied"},
-                {"thread_id": "other", "to": "applied"},
-                {"actor": "email:a@b.example", "via": "direct", "to": "applied"},
-                {"actor": "someone", "via": "direct", "to": "applied"}):
-        scope["audit"].insert_one(row)
+    direct = {"via": "direct"}
+    for n, (actor, thread, to, detail) in enumerate((
+            ("agent", "email_x", "pending", None),
+            ("manager", "email_x", "applied", None),
+            ("manager", "other", "applied", None),
+            ("email:a@b.example", None, "applied", direct),
+            ("someone", None, "applied", direct))):
+        record_transition(scope, f"chg_{n}", None, to, actor, thread, detail,
+                          operation="members.update")
     assert thread_effects(scope, "email_x", "email:a@b.example") == (1, 2)
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from opsgraph.errors import BadInput
+from opsgraph.errors import BadInput, ConfigurationError
 from opsgraph.models import (
     ScriptedChatModel,
     get_chat_model,
@@ -24,7 +24,7 @@ from opsgraph.models import (
 )
 from opsgraph.models.bedrock import reset_bedrock_clients
 from opsgraph.models.limits import reset_model_call_slots
-from opsgraph.settings import ConfigurationError, get_settings
+from opsgraph.settings import get_settings
 
 
 @pytest.fixture(autouse=True)

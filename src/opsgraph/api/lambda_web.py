@@ -32,7 +32,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from opsgraph.api.app import app as opsgraph_app
 from opsgraph.api.lambda_events import INTERNAL_EVENT
-from opsgraph.settings import ConfigurationError
+from opsgraph.errors import ConfigurationError
 
 HOST: Final = "127.0.0.1"
 DEFAULT_PORT: Final = 8080

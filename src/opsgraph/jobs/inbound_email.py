@@ -260,7 +260,7 @@ def thread_effects(scope: TenantScope, thread_id: str, user_id: str) -> tuple[in
     """
     pending = scope["pending_changes"].count({"thread_id": thread_id})
     writes = scope["audit"].count({"to": {"$in": list(_WRITE_STATES)}, "$or": [
-        {"thread_id": thread_id}, {"actor": user_id, "via": "direct"}]})
+        {"thread_id": thread_id}, {"actor": user_id, "detail.via": "direct"}]})
     return pending, writes
 
 

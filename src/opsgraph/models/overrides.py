@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
 
-from opsgraph.errors import OpsgraphError, Unprocessable
+from opsgraph.errors import ConfigurationError, OpsgraphError, Unprocessable
 from opsgraph.models.factory import Tier, tier_spec, unavailable
 from opsgraph.models.spec import ModelSpec, parse_model_spec
-from opsgraph.settings import ConfigurationError, get_settings
+from opsgraph.settings import get_settings
 
 if TYPE_CHECKING:
     from opsgraph.store.scope import TenantScope
