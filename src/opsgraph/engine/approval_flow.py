@@ -38,6 +38,7 @@ from opsgraph.store.scope import TenantScope
 
 log = logging.getLogger(__name__)
 _FINE = ("completed", "awaiting_approval")  # a resumed run's statuses that are no failure
+_FOLLOW_RETRIES = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,26 +73,41 @@ def waiting_threads(principal: Principal, change: PendingChange) -> list[str]:
     return [t for t in change.run_threads() if _waits_on(principal, t, change.change_id)]
 
 
+@contextlib.contextmanager
+def _quiet(scope: TenantScope, threads: list[str], wait_s: float) -> Iterator[None]:
+    """Hold the leases of `threads` (in one order, so two holders cannot deadlock): no run
+    is in flight on them meanwhile. A run in flight is waited for, up to `wait_s`."""
+    with contextlib.ExitStack() as held:
+        for thread_id in sorted(threads):
+            held.enter_context(thread_lease(scope, thread_id, wait_s=wait_s))
+        yield
+
+
 def close_if_orphaned(principal: Principal, scope: TenantScope, change: PendingChange,
                       actor: str, wait_s: float = 60.0) -> bool:
     """True when no run waits for the pending change nor can still pause on it; the change
     is then `orphaned` (by this call or another).
 
     Checked again under the leases of its threads: a run in flight there is waited for (up
-    to `wait_s`, then Conflict), and no run can start pausing on it while it is marked.
+    to `wait_s`, then Conflict), and no run can start pausing on it while it is marked. A
+    retried request that takes the change meanwhile is followed to its run.
     """
-    if waiting_threads(principal, change):
-        return False
-    with contextlib.ExitStack() as held:
-        for thread_id in sorted(change.run_threads()):
-            held.enter_context(thread_lease(scope, thread_id, wait_s=wait_s))
-        current = get_change(scope, change.change_id)
-        if current.status != "pending" or current.run_threads() != change.run_threads():
-            return current.status == "orphaned"  # decided, or a retried request took it
-        if waiting_threads(principal, current):
+    for _ in range(_FOLLOW_RETRIES):
+        if waiting_threads(principal, change):
             return False
-        orphan_change(scope, current, actor, utcnow(), detail={"threads": current.run_threads()})
-    return get_change(scope, change.change_id).status == "orphaned"
+        with _quiet(scope, change.run_threads(), wait_s):
+            current = get_change(scope, change.change_id)
+            if current.status != "pending":
+                return current.status == "orphaned"
+            if current.run_threads() != change.run_threads():
+                change = current  # a retried request took it: look at its run
+                continue
+            if waiting_threads(principal, current):
+                return False
+            orphan_change(scope, current, actor, utcnow(),
+                          detail={"threads": current.run_threads()})
+        return get_change(scope, change.change_id).status == "orphaned"
+    return False  # retried again and again: runs are asking for it
 
 
 def _watched(events: Iterator[Event], scope: TenantScope, change_id: str,
@@ -138,12 +154,18 @@ def _drain(principal: Principal, scope: TenantScope, change_id: str, thread_id: 
     return failures
 
 
-def _claim(principal: Principal, scope: TenantScope, change_id: str) -> list[str]:
-    """Take the resume claim; the threads waiting on the change, newest first."""
+def _claim(principal: Principal, scope: TenantScope, change_id: str,
+           wait_s: float = 60.0) -> list[str]:
+    """Take the resume claim; the threads waiting on the change, newest first (a run in
+    flight on one of its threads is waited for, up to `wait_s`)."""
     if not claim_resume(scope, change_id):
         raise Conflict(f"change {change_id} is already decided and its run resumed "
                        "(or being resumed)", change_id=change_id)
-    threads = waiting_threads(principal, get_change(scope, change_id))
+    change = get_change(scope, change_id)
+    threads = waiting_threads(principal, change)
+    if not threads:  # a retried request's run, still in flight, is about to pause on it
+        with _quiet(scope, change.run_threads(), wait_s):
+            threads = waiting_threads(principal, change)
     if not threads:
         mark_resumed(scope, change_id)
         raise NotWaiting(f"no run waits for change {change_id} any more: it was resumed "
@@ -177,10 +199,11 @@ def resume_change(principal: Principal, scope: TenantScope, change_id: str,
 
 
 def notify_runs(principal: Principal, scope: TenantScope, change_id: str,
-                value: dict[str, Any]) -> list[ResumeFailure]:
+                value: dict[str, Any], wait_s: float = 60.0) -> list[ResumeFailure]:
     """Resume every run waiting on a decided change with no one to stream to (an expired
-    change's runs learn it); the runs that failed. Conflict if another caller resumes them."""
-    threads = _claim(principal, scope, change_id)
+    change's runs learn it); the runs that failed. Conflict if another caller resumes them
+    (or, after `wait_s`, a run is still in flight on one of its threads)."""
+    threads = _claim(principal, scope, change_id, wait_s)
     failures = [f for t in threads for f in _drain(principal, scope, change_id, t, value, None)]
     mark_resumed(scope, change_id)
     return failures

@@ -8,7 +8,7 @@ its tenant, thread and change).
 
 from __future__ import annotations
 
-import contextlib
+import logging
 from typing import TypedDict
 
 from opsgraph.approvals import expire_due, unexpired_pending
@@ -18,6 +18,8 @@ from opsgraph.errors import Conflict
 from opsgraph.principal import Channel, Principal, Role
 from opsgraph.store.client import get_db
 from opsgraph.store.scope import TenantScope
+
+log = logging.getLogger(__name__)
 
 
 class ExpiryReport(TypedDict):
@@ -46,16 +48,27 @@ def expire_and_notify() -> ExpiryReport:
         system = _system(doc["tenant_id"])
         value = {"change_id": doc["_id"], "outcome": "expired", "decided_by": "the expiry job"}
         try:
-            failures = notify_runs(system, TenantScope.of(system), doc["_id"], value)
-        except Conflict:  # another caller resumes it, or no run waits for it
+            failures = notify_runs(system, TenantScope.of(system), doc["_id"], value,
+                                   wait_s=0)
+        except Conflict:  # another caller resumes it, no run waits for it, or one is busy
+            continue
+        except Exception:  # one change's fault must not stop the job
+            log.exception("expiry job: resuming the runs of change %s (tenant %s) failed",
+                          doc["_id"], doc["tenant_id"])
+            report["resume_failed"] += 1
             continue
         report["resumed"] += 1
         report["resume_failed"] += len(failures)
     for change in unexpired_pending(db):
         system = _system(change.tenant_id)
-        # a run in flight on its thread may still pause on it: not now (wait_s=0)
-        with contextlib.suppress(Conflict):
+        try:
+            # a run in flight on its thread may still pause on it: not now (wait_s=0)
             if close_if_orphaned(system, TenantScope.of(system), change, SWEEP_ACTOR,
                                  wait_s=0):
                 report["orphaned"] += 1
+        except Conflict:
+            continue
+        except Exception:
+            log.exception("expiry job: checking change %s (tenant %s) for a waiting run "
+                          "failed", change.change_id, change.tenant_id)
     return report
