@@ -169,3 +169,23 @@ def test_a_late_decision_tells_the_client_that_the_resumed_run_failed(
     assert any(change_id in r.getMessage() and "th-late" in r.getMessage()
                for r in caplog.records)
     assert refunds(demo_db) == []
+
+
+def test_the_decider_hears_of_another_run_on_the_card_that_failed(
+        script: Any, demo_db: Any, caplog: pytest.LogCaptureFixture) -> None:
+    older = paused_with_unscripted_answer(script, "th-older")
+    model = script({"plan": {"tasks": [task("t1", "invoices", "refund", "Refund it")]},
+                    "turns": {"t1": refund_turns()}, "synthesis": "Refunded."})
+    assert one_card(chat(MIA, "refund INV-1003", model, thread="th-newer")) == older
+
+    with caplog.at_level(logging.WARNING, logger="opsgraph.engine.approval_flow"):
+        done = decide(older)
+    assert [e.event for e in done][-2:] == ["error", "run_finished"]
+    [failure] = of(done, "error")
+    assert failure["code"] == "resume_failed" and failure["thread_id"] == "th-older"
+    assert failure["change_id"] == older
+    assert finished(done) == {**finished(done), "thread_id": "th-newer",
+                              "status": "completed"}
+    assert any("th-older" in r.getMessage() and older in r.getMessage()
+               for r in caplog.records)
+    assert len(refunds(demo_db)) == 1
