@@ -18,6 +18,7 @@ from typing import Any, Final, Literal
 from pydantic import BaseModel
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
+from opsgraph.api.dashboard import CONTENT_TYPES, assets
 from opsgraph.api.limits import MAX_BODY_BYTES
 from opsgraph.api.principals import TENANT_HEADER, TENANT_ID
 from opsgraph.api.request_models import (
@@ -43,7 +44,7 @@ from opsgraph.api.response_models import (
 Access = Literal["open", "visitor", "bearer"]
 """open: no token is read; visitor: a token is optional (none → a visitor of the tenant
 header); bearer: a token is required (a visitor is refused by role)."""
-Body = Literal["json", "sse", "html"]
+Body = Literal["json", "sse", "html", "asset"]
 
 ERROR_TEXT: Final[dict[int, str]] = {
     400: "Bad input: a body that is not a JSON object (not UTF-8, too deep, a number out of "
@@ -51,7 +52,7 @@ ERROR_TEXT: Final[dict[int, str]] = {
          "characters",
     401: "No valid bearer token",
     403: "The caller's role, plan or tenant does not allow it",
-    404: "Unknown tenant, thread, change or operation",
+    404: "Unknown tenant, thread, change, operation or file",
     409: "The state moved: the change is not pending, or the thread is busy or waiting",
     410: "The change expired",
     413: f"Request body over {MAX_BODY_BYTES:,} bytes",
@@ -92,6 +93,8 @@ class ApiRoute:
     body_required: bool = True
     errors: tuple[int, ...] = ()
     params: tuple[Param, ...] = ()
+    cached: bool = False
+    """Served with an ETag: `If-None-Match` with it answers 304 and no body."""
 
     def error_statuses(self) -> list[int]:
         """Every error status the route can answer."""
@@ -118,7 +121,11 @@ def _routes() -> tuple[ApiRoute, ...]:
     tenant = _tenant_header()
     return (
         ApiRoute("GET", "/", "The dashboard (`/#token=<bearer>` signs in)", "open",
-                 body="html"),
+                 body="html", cached=True),
+        ApiRoute("GET", "/static/{path}", "A file of the dashboard (its CSS, scripts, icons)",
+                 "open", body="asset", cached=True, errors=(404,), params=(
+                     Param("path", "path", {"type": "string", "enum": sorted(assets())},
+                           "The file's path under the dashboard's `static/` folder."),)),
         ApiRoute("GET", "/health", "Liveness: `{\"ok\": true}`", "open", response=(Health,)),
         ApiRoute("GET", "/openapi.json", "This document (OpenAPI 3.1)", "open"),
         ApiRoute("POST", "/v1/runs", "Run a message: the run's events as they happen",
@@ -179,6 +186,8 @@ def _security(access: Access) -> list[dict[str, list[str]]]:
     return {"open": [], "visitor": [{}, bearer], "bearer": [bearer]}[access]
 
 
+IF_NONE_MATCH: Final = Param("If-None-Match", "header", {"type": "string"},
+                            "The ETag of the copy you have: 304 while it is current.")
 REQUEST_ID: Final = {"description": "The request's id (yours, if you sent a well-formed "
                                     "`X-Request-Id`); errors and the log carry it too.",
                      "schema": {"type": "string"}, "required": True}
@@ -205,10 +214,15 @@ def openapi_document() -> dict[str, Any]:
                 else {"type": "object"}}},
             "sse": {"text/event-stream": {"schema": _sse_schema(events)}},
             "html": {"text/html": {"schema": {"type": "string"}}},
+            "asset": {kind.split(";")[0]: {"schema": {"type": "string"}}
+                      for kind in sorted(set(CONTENT_TYPES.values()))},
         }[route.body]
         responses: dict[str, Any] = {str(route.ok): {
             "description": "The run's events" if route.body == "sse" else "OK",
             "headers": {"X-Request-Id": REQUEST_ID}, "content": content}}
+        if route.cached:
+            responses["304"] = {"description": "Not modified: `If-None-Match` named its ETag",
+                                "headers": {"X-Request-Id": REQUEST_ID}}
         for status in route.error_statuses():
             headers = {"X-Request-Id": REQUEST_ID}
             if status == 429:
@@ -221,8 +235,9 @@ def openapi_document() -> dict[str, Any]:
             "operationId": f"{route.method.lower()} {route.path}",
             "security": _security(route.access),
             "responses": responses}
-        if route.params:
-            operation["parameters"] = [p.to_json() for p in route.params]
+        params = [*route.params, *((IF_NONE_MATCH,) if route.cached else ())]
+        if params:
+            operation["parameters"] = [p.to_json() for p in params]
         if route.request:
             schema = _one_of([refs[(m, "validation")] for m in route.request])
             operation["requestBody"] = {"required": route.body_required,
