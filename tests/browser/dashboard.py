@@ -43,11 +43,16 @@ class Dashboard:
         self.page = self.context.new_page()
         self.errors: list[str] = []
         self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
-        self.page.on("console", lambda msg: msg.type == "error" and self.errors.append(msg.text))
+        self.page.on("console", self._console)
         if role is None:
             self.page.goto(f"{server.url}/")
         else:
             self.page.goto(f"{server.url}/#token={token_for(role, user or who)}")
+
+    def _console(self, message: Any) -> None:
+        # an API answering 4xx is logged by the browser itself; the page shows those kindly
+        if message.type == "error" and not message.text.startswith("Failed to load resource"):
+            self.errors.append(message.text)
 
     def shot(self, step: str) -> None:
         self.camera.take(self.page, self.who, step)

@@ -13,6 +13,7 @@ from tests.browser.dashboard import Camera, Dashboard
 from tests.browser.scripts import BOOKING_DAY, BOOKING_REQUEST, booking
 from tests.e2e.app_process import AppServer
 from tests.e2e.http_client import bearer
+from tests.e2e.scripts import phone_update
 
 pytestmark = pytest.mark.browser
 
@@ -89,3 +90,74 @@ def test_a_booking_edited_and_approved_reaches_the_staff_members_page(
     expect(manager.page.locator(".card")).to_have_count(0)
     manager.shot("inbox-empty")
     assert staff.close() == [] and manager.close() == []
+
+
+def emily(http: httpx.Client) -> dict[str, Any]:
+    response = http.post("/v1/operations/members.get", json={"args": {"member": "Emily Chen"}},
+                         headers=bearer("manager", user="sam"))
+    assert response.status_code == 200, response.text
+    member: dict[str, Any] = response.json()["result"]
+    return member
+
+
+def test_a_revision_then_a_rejection_reach_the_staff_members_page(
+        browser: Any, server: AppServer, http: httpx.Client, camera: Camera) -> None:
+    phone_before = emily(http)["phone"]
+    server.write_script(phone_update("+44 7700 900111", "+44 7700 900333"))
+    staff = Dashboard(browser, server, camera, "kim", "staff")
+    manager = Dashboard(browser, server, camera, "sam", "manager")
+    staff.ask("Change Emily Chen's phone to +44 7700 900111")
+    turn = staff.turns.last
+    expect(turn.locator(".change-chip")).to_have_count(1)
+
+    manager.page.get_by_role("link", name="Approvals").click()
+    first = manager.card("900111")
+    first.get_by_role("button", name="Revise", exact=True).click()
+    first.get_by_role("button", name="Ask for changes").click()  # feedback is needed
+    expect(first.locator(".card-error")).to_contain_text("Say what should change")
+    first.get_by_label("What should change?").fill("The number ends in 333")
+    manager.shot("revise-feedback")
+    first.get_by_role("button", name="Ask for changes").click()
+    expect(first.locator(".settled-note")).to_contain_text("Sent back for revision")
+
+    # the revised proposal: a new card in the inbox and a second chip on the staff page
+    second = manager.card("900333")
+    expect(second).to_be_visible()
+    expect(turn.locator(".change-chip")).to_have_count(2)
+    expect(turn.locator(".change-chip[data-state=decided]")).to_have_count(1)
+    staff.shot("revised-proposal-waiting")
+    manager.shot("revised-card")
+    second.get_by_role("button", name="Reject", exact=True).click()
+    second.get_by_label("Reason for the requester").fill("We call members, not text them")
+    second.get_by_role("button", name="Confirm").click()
+    expect(second.locator(".settled-note")).to_contain_text("Rejected")
+    manager.shot("rejected")
+
+    expect(turn.locator(".bubble.assistant")).to_contain_text("rejected by")
+    expect(turn.locator(".change-chip[data-state=decided]")).to_have_count(2)
+    expect(turn.locator(".task")).to_have_count(1)
+    staff.shot("answered-after-rejection")
+    assert emily(http)["phone"] == phone_before
+    assert staff.close() == [] and manager.close() == []
+
+
+def test_two_managers_deciding_at_once_one_is_told_who_decided_first(
+        browser: Any, server: AppServer, http: httpx.Client, camera: Camera) -> None:
+    server.write_script(phone_update("+44 7700 900222"))
+    staff = Dashboard(browser, server, camera, "kim", "staff")
+    sam = Dashboard(browser, server, camera, "sam", "manager")
+    mia = Dashboard(browser, server, camera, "mia", "manager")
+    staff.ask("Change Emily Chen's phone to +44 7700 900222")
+    expect(staff.turns.last.locator(".change-chip")).to_have_count(1)
+    for manager in (sam, mia):
+        manager.page.get_by_role("link", name="Approvals").click()
+        expect(manager.card("900222")).to_be_visible()
+
+    sam.card("900222").get_by_role("button", name="Approve", exact=True).click()
+    expect(sam.card("900222").locator(".settled-note")).to_contain_text("Approved")
+    mia.card("900222").get_by_role("button", name="Approve", exact=True).click()
+    expect(mia.card("900222").locator(".settled-note")).to_contain_text("already decided by")
+    mia.shot("already-decided")
+    assert emily(http)["phone"] == "+44 7700 900222"
+    expect(staff.turns.last.locator(".bubble.assistant")).to_contain_text("Done:")
+    assert staff.close() == [] and sam.close() == [] and mia.close() == []

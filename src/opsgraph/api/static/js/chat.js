@@ -3,7 +3,7 @@
 // that arrives after a manager's decision (made in another browser) shows without a reload.
 
 import {api, postStream, ThreadFollower, ApiError} from "./api.js";
-import {h, fill, relative, statusPill} from "./dom.js";
+import {h, fill, ago, statusPill} from "./dom.js";
 import {Conversation} from "./conversation.js";
 
 const FOLLOWING = new Set(["running", "awaiting_approval"]);
@@ -71,7 +71,7 @@ export class ChatView {
         h("span", {class: "thread-meta"}, statusPill(t.status),
           t.pending ? h("span", {class: "count"}, `${t.pending} pending`) : null,
           mine ? null : h("span", {class: "muted"}, t.requester.name || t.requester.user_id),
-          h("span", {class: "muted"}, relative(t.updated_at)))));
+          h("span", {class: "muted"}, ago(t.updated_at)))));
     }));
   }
 

@@ -33,6 +33,12 @@ export function relative(iso) {
   return seconds < 0 ? `${n} ${unit} ago` : `in ${n} ${unit}`;
 }
 
+/** How long ago `iso` was ("just now" for a moment, whichever clock is a little ahead). */
+export function ago(iso) {
+  if (!iso) return "";
+  return Date.now() - new Date(iso).getTime() < 60000 ? "just now" : relative(iso);
+}
+
 /** Time left before `iso`, or "expired". */
 export function timeLeft(iso) {
   if (!iso) return "";
@@ -40,8 +46,16 @@ export function timeLeft(iso) {
 }
 
 /** A value as a manager reads it in a diff: strings bare, empty as an em dash. */
+const MOMENT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
+const MOMENT_WORDS = {weekday: "short", day: "numeric", month: "short", year: "numeric",
+  hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZone: "UTC"};
+
 export function shown(value) {
   if (value === null || value === undefined || value === "") return "—";
+  // times as the summaries write them (the store keeps UTC)
+  if (typeof value === "string" && MOMENT.test(value) && !Number.isNaN(Date.parse(value))) {
+    return new Date(/[Zz]|[+-]\d{2}:?\d{2}$/.test(value) ? value : `${value}Z`).toLocaleString("en-GB", MOMENT_WORDS);
+  }
   if (typeof value === "string") return value;
   return JSON.stringify(value);
 }

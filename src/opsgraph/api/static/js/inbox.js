@@ -4,7 +4,7 @@
 // rejects. A decision that lost a race says who decided first.
 
 import {api} from "./api.js";
-import {h, fill, relative, timeLeft, shown, operationLabel, toast} from "./dom.js";
+import {h, fill, ago, timeLeft, shown, operationLabel, toast} from "./dom.js";
 import {EditForm} from "./editform.js";
 
 const POLL_MS = 5000;
@@ -52,7 +52,7 @@ class ChangeCard {
     this.el = h("article", {class: "card", dataset: {changeId: card.change_id}, "aria-label": card.summary},
       h("header", {class: "card-head"}, h("span", {class: "op"}, operationLabel(card.operation)), this.expiry),
       h("h3", {class: "summary"}, card.summary),
-      h("p", {class: "meta"}, "Asked by ", h("strong", {}, who), card.created_at ? ` · ${relative(card.created_at)}` : ""),
+      h("p", {class: "meta"}, "Asked by ", h("strong", {}, who), card.created_at ? ` · ${ago(card.created_at)}` : ""),
       card.request ? h("blockquote", {class: "request"}, card.request) : null,
       diffTable(card.old, card.new), this.buttons, this.panel, this.error);
     this.tick();
