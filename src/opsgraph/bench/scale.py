@@ -123,12 +123,18 @@ def scale_rows(env: BenchEnv, default_scale: float, repeats: int) -> list[Row]:
                 once()
                 times[tenant].append((time.perf_counter() - start) * 1000)
         demo_ms, big_ms = median(times["demo"]), median(times["big"])
+        per_row = (big_ms / max(1, sizes[1])) / (demo_ms / max(1, sizes[0]))
         rows.append(Row(
             case="10", name=f"large/demo: {read.label}",
             measured={"demo_ms": round(demo_ms, 2), "large_ms": round(big_ms, 2),
-                      "demo_rows": sizes[0], "large_rows": sizes[1], "repeats": repeats},
+                      "demo_rows": sizes[0], "large_rows": sizes[1],
+                      "per_row_ratio": round(per_row, 2), "repeats": repeats},
             summary=(f"{big_ms:.1f} ms vs {demo_ms:.1f} ms "
-                     f"({sizes[1]} vs {sizes[0]} rows)"),
+                     f"({sizes[1]} vs {sizes[0]} rows; per row {per_row:.2f}×)"),
             ratio=big_ms / demo_ms if demo_ms > 0 else None, target=f"≤ {TARGET:g}×",
-            limit=TARGET))
+            limit=TARGET,
+            note="" if sizes[0] == sizes[1] else (
+                f"{read.label}: the large tenant's page holds {sizes[1]} rows, the demo's "
+                f"{sizes[0]}; each row costs the same lookups (names, headcounts), so the "
+                "ratio follows the page, and per row it is the second figure")))
     return rows
