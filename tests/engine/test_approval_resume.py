@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -141,7 +142,8 @@ def test_a_full_refund_is_reported_to_the_agent_as_applied(script: Any, demo_db:
     [card] = of(events, "approval_required")[0]["changes"]
     done = decide(card["change_id"], "approve")
     assert finished(done)["status"] == "completed"
-    assert demo_db["invoices"].find_one({"_id": "inv_demo_1003"})["refunded"] == 45
+    refunded = demo_db["invoices"].find_one({"_id": "inv_demo_1003"})["refunded"]
+    assert Decimal(str(refunded)) == 45  # money: exact decimals (Decimal128 in the store)
     state = get_graph().get_state({"configurable": {
         "thread_id": graph_thread_id(manager, "th-refund")}})
     assert [(c["tool"], c["ok"]) for c in state.values["results"]["t1"]["calls"]] == [

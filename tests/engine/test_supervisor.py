@@ -119,7 +119,9 @@ def test_invalid_plan_is_repaired_once_then_reported(script: Any) -> None:
     assert finished(events)["usage"]["model_calls"] == 2  # the plan and one repair
 
 
-def test_tenant_override_changes_the_model_an_agent_uses(script: Any, demo_db: Any) -> None:
+def test_tenant_override_changes_the_model_an_agent_uses(script: Any, demo_db: Any,
+                                                         monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
     from opsgraph.engine.graph import get_graph
     from opsgraph.engine.runner import graph_thread_id
     from opsgraph.models.overrides import set_overrides
@@ -130,6 +132,8 @@ def test_tenant_override_changes_the_model_an_agent_uses(script: Any, demo_db: A
     default = script({"plan": plan, "synthesis": "ok",
                       "turns": {"t1": [{"content": "from the run model"}]}})
     override = script({"turns": {"t1": [{"content": "from the tenant override"}]}})
+    monkeypatch.setenv("OPSGRAPH_ALLOWED_MODELS", override)  # a tenant picks from this list
+    get_settings.cache_clear()
     set_overrides(TenantScope(demo_db, "demo"), {"members.lookup": override},
                   set(get_registry().agents), "admin")
     staff = person("staff")

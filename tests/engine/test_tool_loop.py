@@ -171,7 +171,7 @@ def test_write_tool_only_previews_and_never_applies(tools: Any, demo_db: Any) ->
     ask = Scripted([calls(("members_search", {"query": "Emily Chen"})),
                     calls(("members_get", {"member": "Emily Chen"})),
                     calls(("members_update", {"member": "Emily Chen",
-                                              "changes": {"phone": "+44 1"}}))])
+                                              "changes": {"phone": "+44 7700 900123"}}))])
     before = demo_db["members"].find_one({"_id": "mem_demo_008"})
     run_tool_loop(ask=ask, tools=tools, requires=REQUIRES, messages=[HumanMessage("x")],
                   max_rounds=5, agent="members.update", on_proposal=on_proposal)
