@@ -25,12 +25,10 @@ def test_a_malformed_number_names_its_variable(name: str, value: str,
         load_settings()
 
 
-def test_override_providers_can_be_narrowed(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPSGRAPH_OVERRIDE_PROVIDERS", "bedrock, openai")
-    assert load_settings().override_providers == {"bedrock", "openai"}
-    monkeypatch.setenv("OPSGRAPH_OVERRIDE_PROVIDERS", "bedrock,gpt")
-    with pytest.raises(ConfigurationError, match="gpt"):
-        load_settings()
+def test_the_models_tenants_may_choose_are_a_list(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert load_settings().allowed_models == ()  # unset: the tier models (models.overrides)
+    monkeypatch.setenv("OPSGRAPH_ALLOWED_MODELS", " bedrock:a, openai:b ,")
+    assert load_settings().allowed_models == ("bedrock:a", "openai:b")
 
 
 def test_token_and_limit_knobs(monkeypatch: pytest.MonkeyPatch) -> None:

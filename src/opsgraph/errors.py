@@ -87,7 +87,7 @@ class Gone(OpsgraphError):
 
 class Unprocessable(OpsgraphError):
     status = 422
-    code = "invalid_values"
+    code = "invalid"
 
 
 class PayloadTooLarge(OpsgraphError):

@@ -25,7 +25,7 @@ def error_body(exc: OpsgraphError) -> dict[str, Any]:
         detail = dict(exc.detail)
         errors = detail.pop("errors", None) or [
             {"field": str(detail.get("field") or "body"), "message": exc.message}]
-        error.update(code="invalid", errors=errors)
+        error["errors"] = errors
         error.pop("detail", None)
         if detail:
             error["detail"] = detail
