@@ -87,7 +87,7 @@ class ModelSlots:
             return waiter, ahead + 1
 
     def _abandon(self, waiter: _Waiter) -> None:
-        """A waiter that stops waiting (cancelled, or its `on_wait` failed): out of the
+        """A waiter that stops waiting (cancelled, interrupted, its `on_wait` failed): out of the
         queue, or — when the slot reached it meanwhile — the slot passed on."""
         with self._lock:
             handed = waiter.granted
@@ -124,10 +124,10 @@ class ModelSlots:
         try:
             if on_wait is not None:
                 on_wait(position)
-        except BaseException:
+            granted.wait()
+        except BaseException:  # `on_wait` failed, or the wait was interrupted
             self._abandon(waiter)
             raise
-        granted.wait()
 
     async def acquire_async(self, ticket: int, on_wait: OnWait | None = None) -> None:
         """Wait (without blocking the event loop) until this coroutine holds a slot."""
