@@ -50,10 +50,6 @@ def test_an_edit_with_a_bad_value_is_refused_naming_the_field(
     assert scope["members"].count({"_id": jane, "applied_changes": change.change_id}) == 0
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="approvals/decisions.py does not yet check the decider's authority "
-                          "before an approve claims the change (the apply refuses, so the "
-                          "change ends failed instead of staying pending)")
 def test_a_manager_cannot_approve_an_admin_proposed_900_refund(
         scope: TenantScope, propose_op: ProposeOp, manager: Principal,
         big_invoice: Document) -> None:

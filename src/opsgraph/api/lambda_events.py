@@ -44,7 +44,7 @@ def _run_job(name: str) -> dict[str, Any]:
     if name == "expire_approvals":
         from opsgraph.engine.expiry_job import expire_and_notify
 
-        return {"job": name, "expired": expire_and_notify()}
+        return {"job": name, **expire_and_notify()}
     raise BadInput(f"job: unknown job {name!r} (known: {', '.join(JOBS)})")
 
 

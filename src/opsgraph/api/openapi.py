@@ -54,7 +54,7 @@ ERROR_TEXT: Final[dict[int, str]] = {
     403: "The caller's role, plan or tenant does not allow it",
     404: "Unknown tenant, thread, change, operation or file",
     409: "The state moved: the change is not pending, or the thread is busy or waiting",
-    410: "The change expired",
+    410: "The change expired or is orphaned (its run can no longer resume)",
     413: f"Request body over {MAX_BODY_BYTES:,} bytes",
     422: "A JSON object whose fields are wrong: `errors` lists each field and its problem",
     429: "Too many runs in flight, or the tenant's model calls for today are spent; "

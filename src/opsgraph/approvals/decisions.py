@@ -35,7 +35,7 @@ from opsgraph.audit import record_transition
 from opsgraph.errors import BadInput, Conflict, Forbidden, Gone, OpsgraphError
 from opsgraph.faults import crash_point
 from opsgraph.operations.base import Context
-from opsgraph.operations.invoke import validate_args
+from opsgraph.operations.invoke import check, validate_args
 from opsgraph.principal import Principal
 from opsgraph.store.scope import Document, TenantScope
 
@@ -136,6 +136,8 @@ def decide(scope: TenantScope, change_id: str, decision: str, decider: Principal
         raise orphaned_error(change)
     if decision in ("reject", "revise"):
         return _close(scope, change, decision, decider, feedback, at)
+    if decision == "approve":
+        _check_authority(scope, change, decider, at)
     edit = validate_edit(scope, change, values or {}, decider, at) if decision == "edit" else None
     claimed = _claim_apply(scope, change, decision, decider, feedback, edit, at)
     return Decided.of(apply_change(scope, claimed, decider, now=at))
@@ -166,6 +168,20 @@ def apply_change(scope: TenantScope, change: PendingChange, decider: Principal,
         error = {"code": exc.code, "message": exc.message}
         return _settle(scope, change, "failed", {"error": error}, decider, at)
     return _settle(scope, change, "applied", {"result": dict(result)}, decider, at)
+
+
+def _check_authority(scope: TenantScope, change: PendingChange, decider: Principal,
+                     at: datetime) -> None:
+    """Approving is acting: the decider's own gate and value limits (a refund over their
+    limit) refuse before anything is claimed, and the change stays pending. A change that
+    no longer applies (its record went away) is left to the apply, which settles it
+    `failed` and says why."""
+    try:
+        check(operation_of(change), Context(scope, decider, at), change.args)
+    except Forbidden:
+        raise
+    except OpsgraphError:
+        return
 
 
 def _check_decider(scope: TenantScope, decider: Principal) -> None:

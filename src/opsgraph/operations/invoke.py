@@ -155,6 +155,20 @@ def _gate(op: Operation, ctx: Context, plan: Plan) -> None:
         raise Forbidden(decision.reason, gate=decision.gate)
 
 
+def check(op: Operation, ctx: Context, raw_args: object, *,
+          plan: Plan | None = None) -> OpInput:
+    """Steps 2 to 5 without an ending: the arguments, resolved, if `ctx.principal` may make
+    this call with these values. A manager's approval runs it as the decider, so approving
+    never reaches past the decider's own authority (a refund over their limit)."""
+    _gate(op, ctx, plan_of(ctx.scope) if plan is None else plan)
+    parsed = validate_args(op, raw_args)
+    reader = Context(ctx.scope.reader(), ctx.principal, ctx.now)
+    args = resolve_args(reader, op, parsed)
+    if op.authorize is not None:
+        op.authorize(reader, args)
+    return args
+
+
 @overload
 def invoke(op: Operation, ctx: Context, raw_args: object, mode: Literal["read"], *,
            plan: Plan | None = None) -> Ran: ...
@@ -178,12 +192,8 @@ def invoke(op: Operation, ctx: Context, raw_args: object, mode: Mode, *,
     once per request); otherwise it is read from the tenant's settings.
     """
     _check_mode(op, mode)
-    _gate(op, ctx, plan_of(ctx.scope) if plan is None else plan)
-    parsed = validate_args(op, raw_args)
+    args = check(op, ctx, raw_args, plan=plan)
     reader = Context(ctx.scope.reader(), ctx.principal, ctx.now)
-    args = resolve_args(reader, op, parsed)
-    if op.authorize is not None:
-        op.authorize(reader, args)
     if mode == "read":
         assert op.run is not None  # guaranteed for reads
         return Ran(args, op.run(reader, args))
