@@ -8,7 +8,9 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.dashboard import PHONE, Camera, Dashboard
+from opsgraph.auth import issue_token
+from opsgraph.principal import Channel, Principal, Role
+from tests.browser.dashboard import PHONE, Camera, Dashboard, token_for
 from tests.e2e.app_process import AppServer
 from tests.e2e.scripts import opening_hours, phone_update
 
@@ -96,3 +98,24 @@ def test_the_inbox_on_a_phone_decides_by_keyboard(
     assert fits_the_screen(staff.page)
     staff.shot("phone-answered")
     assert staff.close() == [] and manager.close() == []
+
+
+def test_signing_in_with_a_pasted_token_and_again_when_it_expired(
+        browser: Any, server: AppServer, camera: Camera) -> None:
+    expired = issue_token(Principal("demo", "kim", frozenset({Role.STAFF}), Channel.DASHBOARD),
+                          ttl_s=-60)
+    person = Dashboard(browser, server, camera, "kim", None)
+    page = person.page
+    page.goto(f"{server.url}/#token={expired}")
+    expect(page.get_by_role("heading", name="Sign in")).to_be_visible()
+    expect(page.locator(".signin .note-error")).to_contain_text("sign in again")
+    token = page.get_by_label("Bearer token")
+    token.fill("not-a-token")
+    page.get_by_role("button", name="Use this token").click()
+    expect(page.locator(".signin-token .form-error")).to_contain_text("not accepted")
+    person.shot("token-refused")
+    token.fill(token_for("staff", "kim"))
+    page.get_by_role("button", name="Use this token").click()
+    expect(page.locator("#who")).to_contain_text("kim")
+    expect(page.get_by_label("Message")).to_be_visible()
+    assert person.close() == []

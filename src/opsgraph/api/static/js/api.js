@@ -47,7 +47,11 @@ function headers(extra = {}) {
 async function failure(res) {
   let body = null;
   try { body = await res.json(); } catch { /* not JSON: the status says enough */ }
-  return new ApiError(res.status, body);
+  const error = new ApiError(res.status, body);
+  if (res.status === 401 && token()) {  // expired or revoked: the page asks to sign in again
+    window.dispatchEvent(new CustomEvent("opsgraph:unauthorized", {detail: error.message}));
+  }
+  return error;
 }
 
 /** A JSON call; throws ApiError for an error status, or when the server cannot be reached. */

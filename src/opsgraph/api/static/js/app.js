@@ -24,15 +24,13 @@ class App {
   }
 
   async boot() {
-    const fromLink = new URLSearchParams(location.hash.slice(1)).get("token");
-    if (fromLink) {  // #token=… signs in; the fragment never reaches the server
-      setToken(fromLink);
-      sessionStorage.removeItem(VISITOR_KEY);
-      history.replaceState(null, "", `${location.pathname}#/`);
-    }
+    this.takeToken();
     try { this.info = await api("/v1/info"); } catch { this.info = null; }
-    this.me = whoami();
     window.addEventListener("hashchange", () => this.route());
+    window.addEventListener("opsgraph:unauthorized", (e) => {
+      this.signInNote = `Please sign in again (${e.detail}).`;
+      this.signOut();
+    });
     $("#signout").addEventListener("click", () => this.signOut());
     $("#record-close").addEventListener("click", () => $("#record").close());
     $("#record").addEventListener("close", () => {
@@ -41,6 +39,24 @@ class App {
     this.header();
     this.route();
     setInterval(() => { if (!document.hidden) this.refreshBadge(); }, 15000);
+  }
+
+  /** Sign in from a `#token=…` link (the fragment never reaches the server); drop an
+   * expired token, saying so. */
+  takeToken() {
+    const fromLink = new URLSearchParams(location.hash.slice(1)).get("token");
+    if (fromLink) {
+      setToken(fromLink);
+      sessionStorage.removeItem(VISITOR_KEY);
+      history.replaceState(null, "", `${location.pathname}#/`);
+    }
+    this.me = whoami();
+    if (this.me && this.me.exp && this.me.exp * 1000 <= Date.now()) {
+      setToken(null);
+      this.me = null;
+      this.signInNote = "Your sign-in has expired: please sign in again.";
+    }
+    return !!fromLink;
   }
 
   signedIn(newToken) {
@@ -102,6 +118,12 @@ class App {
   get signedInOrVisitor() { return !!token() || sessionStorage.getItem(VISITOR_KEY) === "1"; }
 
   route() {
+    if (location.hash.startsWith("#token=") && this.takeToken()) {
+      this.view?.hide();
+      this.view = null;
+      this.viewName = null;
+      this.header();
+    }
     const hash = location.hash || "#/";
     if (hash.startsWith("#/record/")) { this.openRecord(hash); return; }
     this.lastRoute = hash;
@@ -110,7 +132,8 @@ class App {
       this.view?.hide();
       this.view = null;
       this.viewName = null;
-      new SignInView($("#view"), this).show();
+      new SignInView($("#view"), this).show(this.signInNote);
+      this.signInNote = "";
       return;
     }
     if (hash === "#/approvals" && isManager(this.me)) {

@@ -1,7 +1,7 @@
 // Signing in: a demo user and role on a local server, a pasted bearer token, or carrying
 // on as a visitor. (`/#token=<bearer>` is taken by app.js before this view shows.)
 
-import {api, setToken, ApiError} from "./api.js";
+import {api, ApiError} from "./api.js";
 import {h, fill} from "./dom.js";
 
 const ROLES = ["staff", "manager", "admin", "member"];
@@ -12,10 +12,11 @@ export class SignInView {
     this.app = app;
   }
 
-  show() {
+  show(note = "") {
     const info = this.app.info || {};
     fill(this.root, h("div", {class: "signin"}, h("div", {class: "signin-card"},
       h("h2", {}, "Sign in"),
+      note ? h("p", {class: "note note-error", role: "alert"}, note) : null,
       h("p", {class: "muted"}, "Chat with your operations assistant, follow your requests and decide the changes it proposes."),
       info.local && (info.demo_users || []).length ? this.localForm(info.demo_users) : null,
       this.tokenForm(),
@@ -54,14 +55,14 @@ export class SignInView {
       error.textContent = "";
       const value = text.value.trim();
       if (!value) { error.textContent = "Paste a bearer token first."; text.focus(); return; }
-      setToken(value);
-      try {
-        await api("/v1/agents");
-        this.app.signedIn(value);
-      } catch (err) {
-        setToken(null);
-        error.textContent = err instanceof ApiError && err.status === 401
-          ? `This token was not accepted: ${err.message}` : err.message;
+      try {  // tried before it is kept
+        const res = await fetch("/v1/agents", {headers: {authorization: `Bearer ${value}`}});
+        if (res.ok) { this.app.signedIn(value); return; }
+        const body = await res.json().catch(() => ({}));
+        const why = new ApiError(res.status, body).message;
+        error.textContent = res.status === 401 ? `This token was not accepted: ${why}` : why;
+      } catch {
+        error.textContent = "The server cannot be reached. Check your connection and try again.";
       }
     }},
     h("label", {for: "signin-token"}, "Bearer token"), text, error,
