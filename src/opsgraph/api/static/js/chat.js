@@ -23,8 +23,8 @@ export class ChatView {
     this.log = h("div", {class: "log", role: "log", "aria-label": "Conversation"});
     this.empty = h("div", {class: "empty-chat"});
     this.input = h("textarea", {id: "message", name: "message", rows: "1", autocomplete: "off",
-      placeholder: "Ask for something, e.g. “Is court 1 free tomorrow evening?”",
-      onkeydown: (e) => this.onKey(e)});
+      placeholder: "Ask for something…", onkeydown: (e) => this.onKey(e),
+      oninput: () => this.grow()});
     this.sendButton = h("button", {type: "submit", class: "primary"}, "Send");
     this.form = h("form", {class: "composer", onsubmit: (e) => { e.preventDefault(); this.sendTyped(); }},
       h("label", {for: "message", class: "sr-only"}, "Message"), this.input, this.sendButton);
@@ -44,6 +44,12 @@ export class ChatView {
       e.preventDefault();
       this.sendTyped();
     }
+  }
+
+  /** The message box grows with what is typed (up to its CSS max-height). */
+  grow() {
+    this.input.style.height = "auto";
+    this.input.style.height = `${this.input.scrollHeight + 2}px`;
   }
 
   async refreshThreads() {
@@ -158,6 +164,7 @@ export class ChatView {
     this.busy = true;
     this.sendButton.disabled = true;
     this.input.value = "";
+    this.grow();
     this.emptyState(false);
     if (!this.threadId) this.newConversation();
     const conv = this.conv;
