@@ -57,6 +57,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     get_registry()  # refuse to start on an invalid registry
     if seed_if_new(store()):
         print("seeded the demo tenant", file=sys.stderr)
+    from opsgraph.models.auto import model_choice
+
+    print(model_choice().line(), file=sys.stderr)  # which model answers, and why
     # uvicorn re-raises SIGTERM after its graceful shutdown; exiting through SystemExit
     # instead lets atexit stop the embedded store this process started.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
@@ -130,6 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
     cc.add_bench_command(sub)
     cc.add_email_command(sub)
     cc.add_eval_command(sub)
+    cc.add_jobs_command(sub)
     return parser
 
 

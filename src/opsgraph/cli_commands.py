@@ -343,3 +343,39 @@ def add_eval_command(sub: Any) -> None:
                    help="cases (or judgements) at once (default 2)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_eval)
+
+
+# --- scheduled jobs -----------------------------------------------------------------------
+
+def _human_job(report: dict[str, Any]) -> str:
+    if "tenants" not in report:
+        return "\n".join(f"{k} {v}" for k, v in report.items())
+    lines = [f"{report['job']}"]
+    for tenant, counts in report["tenants"].items():
+        lines.append(f"  {tenant}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    return "\n".join(lines)
+
+
+def cmd_jobs_run(args: argparse.Namespace) -> int:
+    """Run one scheduled job now and print its report."""
+    from opsgraph.jobs.scheduled import job_name, run_job
+
+    name = job_name(args.name)  # bad input fails before the store starts
+    _cli().store()
+    report = run_job(name, tenant=args.tenant)
+    _cli().out(args, report, _human_job)
+    return 0
+
+
+def add_jobs_command(sub: Any) -> None:
+    """`opsgraph jobs run NAME [--tenant T] [--json]`."""
+    jobs = sub.add_parser("jobs", help="scheduled jobs").add_subparsers(
+        dest="jobs_command", required=True)
+    p = jobs.add_parser("run", help="run a scheduled job now (expire_approvals, "
+                                    "promote_few_shot, share_out_waitlist)")
+    p.add_argument("name", metavar="NAME")
+    p.add_argument("--tenant", default=None,
+                   help="only this tenant (default: every tenant; expire_approvals always "
+                        "runs for every tenant)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_jobs_run)

@@ -20,8 +20,8 @@ from tests.deploy.validate import (
 )
 
 TEMPLATE = ROOT / "template.yaml"
-JOBS_TO_BUILD = ("promote_few_shot", "share_out_waitlist")
-"""Scheduled by the template, run by issue 10's jobs half (not in the router yet)."""
+JOBS_TO_BUILD: tuple[str, ...] = ()
+"""Scheduled by the template but not in the router yet: none (every job is built)."""
 
 
 @pytest.fixture(scope="module")

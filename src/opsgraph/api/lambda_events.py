@@ -20,9 +20,10 @@ from typing import Any
 
 from opsgraph.api.bodies import parse_json
 from opsgraph.errors import BadInput, Forbidden, OpsgraphError
+from opsgraph.jobs.scheduled import JOBS, job_name, run_job
 
 log = logging.getLogger(__name__)
-JOBS = ("expire_approvals",)
+__all__ = ["JOBS", "handle_event", "handle_records", "is_internal_event", "is_keep_warm"]
 RECORD_TYPES = ("inbound_email",)
 INTERNAL_EVENT = "opsgraph.internal_event"
 """ASGI scope key: True on a request that is an AWS event the Lambda Web Adapter passed
@@ -40,12 +41,12 @@ def is_keep_warm(event: dict[str, Any]) -> bool:
         "keep-warm", "serverless-plugin-warmup")
 
 
-def _run_job(name: str) -> dict[str, Any]:
-    if name == "expire_approvals":
-        from opsgraph.engine.expiry_job import expire_and_notify
-
-        return {"job": name, **expire_and_notify()}
-    raise BadInput(f"job: unknown job {name!r} (known: {', '.join(JOBS)})")
+def _run_job(name: str, caller_tenant: str | None) -> dict[str, Any]:
+    """A scheduled job (`opsgraph.jobs.scheduled`): the nightly ones over every tenant for
+    AWS's events and over the caller's own tenant over HTTP; expire_approvals sweeps every
+    tenant either way (as it always has)."""
+    per_tenant = job_name(name) != "expire_approvals"
+    return run_job(name, tenant=caller_tenant if per_tenant else None)
 
 
 def _record_body(record: dict[str, Any]) -> dict[str, Any]:
@@ -110,9 +111,9 @@ def handle_event(event: dict[str, Any], caller_tenant: str | None = None) -> dic
     if is_keep_warm(event):
         return {"ok": True, "warm": True}
     if "job" in event:
-        return {"ok": True, **_run_job(str(event["job"]))}
+        return {"ok": True, **_run_job(str(event["job"]), caller_tenant)}
     if event.get("source") == "aws.events" and isinstance(event.get("detail"), dict):
-        return {"ok": True, **_run_job(str(event["detail"].get("job", "")))}
+        return {"ok": True, **_run_job(str(event["detail"].get("job", "")), caller_tenant)}
     if isinstance(event.get("Records"), list):
         if caller_tenant is not None:
             _own_tenant_only(event["Records"], caller_tenant)
