@@ -14,6 +14,7 @@ _lock = threading.Lock()
 def prepare_store(db: Database[dict[str, Any]] | None = None) -> Database[dict[str, Any]]:
     """Create every collection's indexes (once per process and database)."""
     from opsgraph.approvals.indexes import ensure_indexes as approval_indexes
+    from opsgraph.engine.thread_log import ensure_indexes as thread_log_indexes
     from opsgraph.engine.threads import ensure_indexes as thread_indexes
     from opsgraph.store.client import get_db
     from opsgraph.store.indexes import ensure_indexes as domain_indexes
@@ -24,6 +25,7 @@ def prepare_store(db: Database[dict[str, Any]] | None = None) -> Database[dict[s
             domain_indexes(db)
             approval_indexes(db)
             thread_indexes(db)
+            thread_log_indexes(db)
             _done.add(db.name)
     return db
 

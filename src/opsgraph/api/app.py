@@ -20,6 +20,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from opsgraph.api import threads
 from opsgraph.api.bodies import parse_json_object
 from opsgraph.api.error_responses import error_response
 from opsgraph.api.limits import BodyCap
@@ -96,18 +97,28 @@ async def list_approvals(request: Request) -> Response:
 
 
 async def decide_approval(request: Request) -> Response:
+    """202 `{change_id, status, thread_id}` while the resumed run goes on by itself, or
+    with `Accept: text/event-stream` the resumed run's stream (200)."""
     from opsgraph.api.bodies import parse_body
     from opsgraph.api.limits import metered
     from opsgraph.api.request_models import DecisionRequest
     from opsgraph.api.sse import event_stream, prime
+    from opsgraph.approvals.pending import get_change
     from opsgraph.engine.approval_flow import decide_and_resume
+    from opsgraph.store.scope import TenantScope
 
     principal = await caller(request)
     body = parse_body(await request.body(), DecisionRequest)
-    events = decide_and_resume(principal, request.path_params["change_id"], body.decision,
+    change_id = request.path_params["change_id"]
+    events = decide_and_resume(principal, change_id, body.decision,
                                feedback=body.feedback, values=body.values)
     first, rest = await prime(metered(events, principal, slot=False))
-    return event_stream(first, rest)
+    if "text/event-stream" in request.headers.get("accept", ""):
+        return event_stream(first, rest)
+    # 202: the resumed run goes on in its worker, its events landing in the thread's log
+    change = await run_in_threadpool(get_change, TenantScope.of(principal), change_id)
+    return JSONResponse({"change_id": change_id, "status": change.status,
+                         "thread_id": change.thread_id}, status_code=202)
 
 
 async def agents(request: Request) -> Response:
@@ -198,10 +209,14 @@ ROUTES = [
     Route("/health", health, methods=["GET"]),
     Route("/openapi.json", openapi, methods=["GET"]),
     Route("/v1/runs", runs, methods=["POST"]),
+    Route("/v1/threads", threads.list_threads, methods=["GET"]),
+    Route("/v1/threads/{thread_id}", threads.get_thread, methods=["GET"]),
+    Route("/v1/threads/{thread_id}/events", threads.thread_events, methods=["GET"]),
     Route("/v1/approvals", list_approvals, methods=["GET"]),
     Route("/v1/approvals/{change_id}", decide_approval, methods=["POST"]),
     Route("/v1/agents", agents, methods=["GET"]),
     Route("/v1/tenant/models", tenant_models, methods=["GET", "PUT"]),
+    Route("/v1/operations/{op_id}", threads.describe_operation, methods=["GET"]),
     Route("/v1/operations/{op_id}", operation, methods=["POST"]),
     Route("/events", events, methods=["POST"]),
 ]

@@ -33,11 +33,15 @@ from opsgraph.api.response_models import (
     RUN_EVENTS,
     Agents,
     Changes,
+    DecisionAccepted,
     ErrorResponse,
     EventResult,
     Health,
+    OperationDescription,
     ReadResult,
     TenantModels,
+    ThreadDetail,
+    Threads,
     WriteResult,
 )
 
@@ -95,6 +99,8 @@ class ApiRoute:
     params: tuple[Param, ...] = ()
     cached: bool = False
     """Served with an ETag: `If-None-Match` with it answers 304 and no body."""
+    streams: bool = False
+    """With `Accept: text/event-stream` it answers 200 with the run's events instead."""
 
     def error_statuses(self) -> list[int]:
         """Every error status the route can answer."""
@@ -119,6 +125,8 @@ def _routes() -> tuple[ApiRoute, ...]:
     from opsgraph.operations.catalogue import CATALOGUE
 
     tenant = _tenant_header()
+    thread = Param("thread_id", "path", {"type": "string", "pattern": "^[A-Za-z0-9_.-]{1,128}$"},
+                   "The thread, as `run_started` or `GET /v1/threads` named it.")
     return (
         ApiRoute("GET", "/", "The dashboard (`/#token=<bearer>` signs in)", "open",
                  body="html", cached=True),
@@ -137,11 +145,32 @@ def _routes() -> tuple[ApiRoute, ...]:
                                                "default": "pending"},
                            "Which changes: those with this status."),)),
         ApiRoute("POST", "/v1/approvals/{change_id}",
-                 "Decide a pending change: the resumed run's events", "bearer", body="sse",
+                 "Decide a pending change: 202 while the run resumes on its own, or (asked "
+                 "with `Accept: text/event-stream`) the resumed run's events", "bearer",
+                 ok=202, response=(DecisionAccepted,), streams=True,
                  request=(DecisionRequest,), errors=(403, 409, 410), params=(
                      Param("change_id", "path", {"type": "string"},
                            "The change, as `approval_required` or `GET /v1/approvals` "
                            "named it."),)),
+        ApiRoute("GET", "/v1/threads", "The caller's threads (and, for managers and admins, "
+                 "those carrying changes), newest first", "visitor", response=(Threads,),
+                 params=(tenant,)),
+        ApiRoute("GET", "/v1/threads/{thread_id}", "One thread: conversation, last plan, "
+                 "task results, sources, pending changes", "visitor",
+                 response=(ThreadDetail,), errors=(400,), params=(thread, tenant)),
+        ApiRoute("GET", "/v1/threads/{thread_id}/events", "A thread's stored events after "
+                 "`Last-Event-ID`, then live until its current run finishes", "visitor",
+                 body="sse", errors=(400,), params=(
+                     thread, tenant,
+                     Param("Last-Event-ID", "header", {"type": "string", "pattern": "^[0-9]+$"},
+                           "The id of the last event you have: the stream starts after it."),
+                     Param("after", "query", {"type": "string", "pattern": "^[0-9]+$"},
+                           "As `Last-Event-ID`, for clients that cannot set headers."))),
+        ApiRoute("GET", "/v1/operations/{op_id}",
+                 "An operation and the JSON schema of its input (to build edit forms)",
+                 "visitor", response=(OperationDescription,), errors=(403,), params=(
+                     Param("op_id", "path", {"type": "string", "enum": sorted(CATALOGUE)},
+                           "The operation (docs/reference.md lists them)."), tenant)),
         ApiRoute("GET", "/v1/agents", "The agents the caller may use", "visitor",
                  response=(Agents,), params=(tenant,)),
         ApiRoute("GET", "/v1/tenant/models",
@@ -220,6 +249,11 @@ def openapi_document() -> dict[str, Any]:
         responses: dict[str, Any] = {str(route.ok): {
             "description": "The run's events" if route.body == "sse" else "OK",
             "headers": {"X-Request-Id": REQUEST_ID}, "content": content}}
+        if route.streams:
+            responses["200"] = {"description": "The resumed run's events",
+                                "headers": {"X-Request-Id": REQUEST_ID},
+                                "content": {"text/event-stream": {
+                                    "schema": _sse_schema(events)}}}
         if route.cached:
             responses["304"] = {"description": "Not modified: `If-None-Match` named its ETag",
                                 "headers": {"X-Request-Id": REQUEST_ID}}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 
 class Out(BaseModel):
@@ -77,6 +77,84 @@ class Change(Open):
 
 class Changes(Out):
     changes: list[Change]
+
+
+class Person(Open):
+    user_id: str
+    name: str
+
+
+class ThreadRow(Out):
+    """One thread as `GET /v1/threads` lists it."""
+
+    thread_id: str
+    title: str
+    status: str | None = Field(description="The latest run's: `running`, `completed`, "
+                               "`completed_with_errors`, `awaiting_approval` or `failed`.")
+    updated_at: str
+    pending: int = Field(description="How many of its changes wait for a decision.")
+    requester: Person
+
+
+class Threads(RootModel[list[ThreadRow]]):
+    """The caller's threads, newest first (a JSON array)."""
+
+
+class Message(Out):
+    role: str
+    content: str
+
+
+class PlanStep(Out):
+    id: str
+    agent: str | None
+    instruction: str
+    depends_on: list[str]
+
+
+class ToolUse(Out):
+    name: str | None
+    args: Any
+    result: Any
+
+
+class TaskOutcome(Out):
+    agent: str | None
+    status: str
+    summary: str | None = None
+    tools: list[ToolUse]
+
+
+class ThreadDetail(Out):
+    """One thread: the conversation, the last plan, task results, sources, pending cards."""
+
+    thread_id: str
+    title: str
+    status: str | None
+    updated_at: str
+    requester: Person
+    messages: list[Message]
+    plan: list[PlanStep]
+    results: dict[str, TaskOutcome]
+    sources: list[dict[str, Any]]
+    pending: list[Card]
+
+
+class DecisionAccepted(Out):
+    """A decision taken: the change's new status; the resumed run goes on by itself."""
+
+    change_id: str
+    status: str
+    thread_id: str
+
+
+class OperationDescription(Out):
+    """An operation of the catalogue, with the JSON schema of its input."""
+
+    id: str
+    kind: Literal["read", "write"]
+    description: str
+    input_schema: dict[str, Any]
 
 
 class Agent(Out):
@@ -179,6 +257,12 @@ class Card(Open):
     summary: str
     old: dict[str, Any]
     new: dict[str, Any]
+    args: dict[str, Any]
+    status: str
+    thread_id: str
+    requested_by: Person
+    request: str = Field(description="The message that produced the change.")
+    created_at: str
     expires_at: str
 
 

@@ -2,7 +2,9 @@
 
 The run is driven to its end by a worker thread of its own, whatever the client does: a
 dropped connection must not abandon a run halfway (a decided change whose run never
-resumes, a checkpoint never written). The response only relays what the worker produces.
+resumes, a checkpoint never written). The response only relays what the worker produces;
+a decision answered 202 relays nothing, and its run still goes on (its events land in the
+thread's log).
 """
 
 from __future__ import annotations
@@ -64,8 +66,9 @@ async def prime(events: Iterator[Event]) -> tuple[Event, RunStream]:
 
 
 def for_client(event: Event, request_id: str | None) -> Event:
-    """The event as a client may see it: an internal error's text (a library's words about
-    our servers) goes to the log under the request id; the client gets the id."""
+    """The event as this request's client sees it: an internal error (whose words the
+    thread log already kept out: `engine.thread_log.client_safe`) names the request id, and
+    the log ties that id to the run the stored event names."""
     if event.event != "error" or event.data.get("code") != "internal":
         return event
     log.error("request %s: run error: %s", request_id, event.data.get("message"))

@@ -81,6 +81,9 @@ class PendingChange(BaseModel):
     expires_at: datetime
     fingerprint: str
     proposed_by: str
+    proposed_by_name: str | None = None
+    request: str = ""
+    """The message of the run that proposed it (set as the run pauses on it)."""
     # decision fields
     decision: str | None = None
     decided_by: str | None = None
@@ -108,14 +111,20 @@ class PendingChange(BaseModel):
         threads = [self.thread_id, *(r.thread_id for r in reversed(self.earlier_runs))]
         return list(dict.fromkeys(threads))
 
+    @property
+    def requested_by(self) -> dict[str, str]:
+        """`{user_id, name}` of whoever asked for the change."""
+        return {"user_id": self.proposed_by, "name": self.proposed_by_name or self.proposed_by}
+
     def to_json(self) -> dict[str, Any]:
-        """The change as API and CLI callers see it (datetimes ISO 8601, no lease tokens)."""
+        """The change as API and CLI callers see it (datetimes ISO 8601, no lease tokens):
+        every field, and the card's."""
         body: dict[str, Any] = to_json(self.model_dump(exclude={"lease_token"}))
-        return body
+        return {**body, **self.card()}
 
     def card(self) -> dict[str, Any]:
-        """The card of the `approval_required` event (docs/reference.md)."""
-        return {
+        """The card of the `approval_required` event and the lists (docs/reference.md)."""
+        body: dict[str, Any] = to_json({
             "change_id": self.change_id,
             "operation": self.operation,
             "summary": self.summary,
@@ -123,8 +132,27 @@ class PendingChange(BaseModel):
             "new": self.new,
             "args": self.args,
             "task_id": self.task_id,
-            "expires_at": to_json(self.expires_at),
-        }
+            "thread_id": self.thread_id,
+            "status": self.status,
+            "requested_by": self.requested_by,
+            "request": self.request,
+            "created_at": self.created_at,
+            "expires_at": self.expires_at,
+        })
+        return body
+
+
+def display_name(scope: TenantScope, user_id: str) -> str:
+    """A person's name: the staff record carrying their user id, else the user id."""
+    doc = scope["staff"].find_one({"user_id": user_id}, projection={"name": 1})
+    return str(doc["name"]) if doc and doc.get("name") else user_id
+
+
+def note_request(scope: TenantScope, change_ids: list[str], request: str) -> None:
+    """Record the message that produced these changes, where none is recorded yet."""
+    if change_ids and request:
+        scope[COLLECTION].update_many({"_id": {"$in": change_ids}, "request": {"$in": ["", None]}},
+                                      {"$set": {"request": request}})
 
 
 def utcnow(now: datetime | None = None) -> datetime:
@@ -194,7 +222,7 @@ def record_pending(scope: TenantScope, *, thread_id: str, task_id: str, agent: s
         "_id": new_change_id(), **key, "agent": agent, "operation": operation, "args": plain,
         "old": preview.old, "new": preview.new, "summary": preview.summary,
         "status": "pending", "created_at": at, "expires_at": at + approval_ttl(scope),
-        "proposed_by": user,
+        "proposed_by": user, "proposed_by_name": display_name(scope, user),
     }
     for attempt_no in range(_UPSERT_TRIES):
         own = _proposed_by_run(scope, run, fp)

@@ -27,8 +27,8 @@ from opsgraph.approvals import (
     mark_resumed,
     orphan_change,
 )
-from opsgraph.approvals.pending import utcnow
-from opsgraph.engine.events import Event, EventIds
+from opsgraph.approvals.pending import display_name, utcnow
+from opsgraph.engine.events import Event
 from opsgraph.engine.runner import NotWaiting, stream_resume, thread_state
 from opsgraph.engine.threads import thread_lease
 from opsgraph.errors import Conflict, Gone, OpsgraphError
@@ -117,8 +117,8 @@ def _watched(events: Iterator[Event], scope: TenantScope, change_id: str,
     errors: list[dict[str, Any]] = []
     try:
         for event in events:
-            if event.event == "error":
-                errors.append(dict(event.data))
+            if event.event == "error" and event.data.get("code") != "resume_failed":
+                errors.append(dict(event.data))  # its own (other runs' come before_finish)
             if event.event == "run_finished" and (
                     errors or event.data.get("status") not in _FINE):
                 failure = ResumeFailure(scope.tenant_id, thread_id, change_id, tuple(errors))
@@ -159,8 +159,7 @@ def _claim(principal: Principal, scope: TenantScope, change_id: str,
     """Take the resume claim; the threads waiting on the change, newest first (a run in
     flight on one of its threads is waited for, up to `wait_s`)."""
     if not claim_resume(scope, change_id):
-        raise Conflict(f"change {change_id} is already decided and its run resumed "
-                       "(or being resumed)", change_id=change_id)
+        raise already_decided(scope, get_change(scope, change_id))
     change = get_change(scope, change_id)
     threads = waiting_threads(principal, change)
     if not threads:  # a retried request's run, still in flight, is about to pause on it
@@ -177,25 +176,30 @@ def resume_change(principal: Principal, scope: TenantScope, change_id: str,
                   value: dict[str, Any], model: str | None = None) -> Iterator[Event]:
     """Resume every run waiting on a decided change, if this caller wins the resume claim.
 
-    The newest run's events stream; the other runs are driven to their end first, each that
-    fails an `error` event (code `resume_failed`) before the newest run's `run_finished`.
+    The newest run's events stream; the other runs are driven to their end before its
+    `run_finished`, each that fails an `error` event (code `resume_failed`) there.
     """
     first, *others = _claim(principal, scope, change_id)
     failures: list[ResumeFailure] = []
-    finished: Event | None = None
-    resumed = stream_resume(principal, first, {change_id: value}, model=model)
-    for event in _watched(resumed, scope, change_id, first, failures):
-        if event.event == "run_finished":
-            finished = event
-        else:
-            yield event
-    ids = EventIds()
-    for thread_id in others:
-        for failure in _drain(principal, scope, change_id, thread_id, value, model):
-            yield ids.make("error", failure.for_client())
-    mark_resumed(scope, change_id)
-    if finished is not None:
-        yield finished
+
+    def the_others() -> Iterator[tuple[str, dict[str, Any]]]:
+        for thread_id in others:
+            for failure in _drain(principal, scope, change_id, thread_id, value, model):
+                yield "error", failure.for_client()
+        mark_resumed(scope, change_id)
+
+    resumed = stream_resume(principal, first, {change_id: value}, model=model,
+                            before_finish=the_others)
+    yield from _watched(resumed, scope, change_id, first, failures)
+
+
+def already_decided(scope: TenantScope, change: PendingChange) -> Conflict:
+    """The 409 for a change someone decided first: who, and what it came to."""
+    who = display_name(scope, change.decided_by) if change.decided_by else "someone else"
+    return Conflict(f"change {change.change_id} was already decided by {who} "
+                    f"({change.decision or 'decided'}; now {change.status})",
+                    change_id=change.change_id, status=change.status,
+                    decided_by=change.decided_by)
 
 
 def notify_runs(principal: Principal, scope: TenantScope, change_id: str,
@@ -228,6 +232,11 @@ def decide_and_resume(principal: Principal, change_id: str, decision: str, *,
                          values=values, run_gone=run_gone)
     except Orphaned:
         raise
+    except Conflict as conflict:
+        change = get_change(scope, change_id)
+        if change.decided_by is None:
+            raise
+        raise already_decided(scope, change) from conflict
     except Gone as gone:
         value: dict[str, Any] = {"change_id": change_id, "outcome": "expired",
                                  "decided_by": principal.user_id}

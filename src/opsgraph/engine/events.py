@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from opsgraph.engine.thread_log import ThreadLog
 
 EVENT_NAMES = frozenset({
     "run_started", "plan", "task_started", "task_finished", "token", "approval_required",
@@ -16,7 +18,8 @@ EVENT_NAMES = frozenset({
 
 @dataclass(frozen=True, slots=True)
 class Event:
-    """One event: `id` is unique within the thread (run id + sequence)."""
+    """One event: `id` is its number within the thread (`engine.thread_log`), a decimal
+    string that grows across all the thread's runs."""
 
     id: str
     event: str
@@ -33,11 +36,12 @@ class Event:
 
 
 class EventIds:
-    """Mints event ids for one run: `<run_id>.<n>`."""
+    """Makes one run's events: each is stored in the thread's log as it is made, and its
+    id is the number the log gave it."""
 
-    def __init__(self) -> None:
+    def __init__(self, log: ThreadLog) -> None:
         self.run_id = "run_" + uuid.uuid4().hex[:16]
-        self._seq = itertools.count(1)
+        self.log = log
 
     def make(self, event: str, data: dict[str, Any]) -> Event:
-        return Event(f"{self.run_id}.{next(self._seq)}", event, data)
+        return self.log.append(self.run_id, event, data)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import re
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, cast
 
 from langchain_core.runnables import RunnableConfig
@@ -22,6 +22,7 @@ from opsgraph.engine.context import RunContext
 from opsgraph.engine.events import Event, EventIds
 from opsgraph.engine.memory import Turn, as_turns
 from opsgraph.engine.state import RunState, new_message_state
+from opsgraph.engine.thread_log import ThreadLog
 from opsgraph.engine.threads import LeasedSaver, thread_lease
 from opsgraph.errors import BadInput, Conflict, NotFound, OpsgraphError
 from opsgraph.principal import Principal, parse_plan
@@ -29,6 +30,9 @@ from opsgraph.store.scope import TenantScope
 
 log = logging.getLogger(__name__)
 RECURSION_LIMIT = 25
+
+BeforeFinish = Callable[[], Iterable[tuple[str, dict[str, Any]]]]
+"""Events a caller adds to a run just before its `run_finished` (name, data each)."""
 
 
 class NotWaiting(Conflict):
@@ -64,7 +68,8 @@ def _cards(interrupts: tuple[Interrupt, ...]) -> list[dict[str, Any]]:
     return [i.value["card"] for i in interrupts if isinstance(i.value, dict) and "card" in i.value]
 
 
-def _drive(ctx: RunContext, graph_input: Any, ids: EventIds) -> Iterator[Event]:
+def _drive(ctx: RunContext, graph_input: Any, ids: EventIds,
+           before_finish: BeforeFinish | None = None) -> Iterator[Event]:
     from opsgraph.engine.graph import get_graph
 
     graph = get_graph()
@@ -90,7 +95,11 @@ def _drive(ctx: RunContext, graph_input: Any, ids: EventIds) -> Iterator[Event]:
             elif "__interrupt__" in chunk:
                 cards = _cards(chunk["__interrupt__"])
         if cards:
+            from opsgraph.approvals.pending import note_request
+
             status = "awaiting_approval"
+            note_request(ctx.scope, [c["change_id"] for c in cards], ctx.request)
+            cards = [{**c, "request": c.get("request") or ctx.request} for c in cards]
             yield ids.make("approval_required", {"thread_id": ctx.thread_id, "changes": cards})
         elif failed:
             status = "completed_with_errors"  # the answer came, but a task broke down
@@ -101,6 +110,8 @@ def _drive(ctx: RunContext, graph_input: Any, ids: EventIds) -> Iterator[Event]:
         log.exception("run on thread %s failed", ctx.thread_id)
         status = "failed"
         yield ids.make("error", {"code": "internal", "message": str(exc) or type(exc).__name__})
+    for name, data in before_finish() if before_finish is not None else ():
+        yield ids.make(name, data)
     yield ids.make("run_finished", {"thread_id": ctx.thread_id, "status": status,
                                     "usage": ctx.usage.to_json()})
 
@@ -151,27 +162,31 @@ def stream_run(principal: Principal, message: str, *, thread_id: str | None = No
     new_thread = thread_id is None
     thread_id = thread_id or "th_" + uuid.uuid4().hex[:16]
     text = message.strip()
-    ids = EventIds()
     ctx = make_context(principal, thread_id, model, text)
+    ids = EventIds(ThreadLog(ctx.scope, thread_id))
     with thread_lease(ctx.scope, thread_id) as lease:
         ctx.lease = lease
         if not new_thread:
             _check_thread(principal, thread_id)
+        ids.log.open(ids.run_id, principal, text)
         yield ids.make("run_started", {"thread_id": thread_id, "run_id": ids.run_id})
         turns = [*(earlier if new_thread else []), Turn(role="user", content=text)]
         yield from _drive(ctx, new_message_state(text, principal, model, turns), ids)
 
 
 def stream_resume(principal: Principal, thread_id: str, decisions: dict[str, Any], *,
-                  model: str | None = None) -> Iterator[Event]:
+                  model: str | None = None,
+                  before_finish: BeforeFinish | None = None) -> Iterator[Event]:
     """Resume a paused thread with decisions keyed by change id.
 
     `principal` is whoever decided; the run goes on with the permissions of the person who
     started it. Each change id is matched to the interrupt that carries it; undecided cards
-    pause again.
+    pause again. `before_finish` adds events before the run's `run_finished`, while it
+    still holds the thread.
     """
-    ids = EventIds()
-    with thread_lease(TenantScope.of(principal), thread_id) as lease:
+    scope = TenantScope.of(principal)
+    ids = EventIds(ThreadLog(scope, thread_id))
+    with thread_lease(scope, thread_id) as lease:
         interrupts, values = thread_state(principal, thread_id)
         # a resumed run keeps its requester and the model it started with
         requester = values.requester.principal() if values and values.requester else principal
@@ -185,5 +200,6 @@ def stream_resume(principal: Principal, thread_id: str, decisions: dict[str, Any
             raise NotWaiting(f"thread {thread_id} is not waiting for "
                              f"{', '.join(decisions)}: its run was already resumed",
                              thread_id=thread_id)
+        ids.log.open(ids.run_id, requester, values.request if values else "")
         yield ids.make("run_started", {"thread_id": thread_id, "run_id": ids.run_id})
-        yield from _drive(ctx, Command(resume=resume), ids)
+        yield from _drive(ctx, Command(resume=resume), ids, before_finish)

@@ -1,0 +1,201 @@
+"""Threads every party can follow: the list, one thread, and its events over SSE.
+
+Who may read a thread: its requester, and the tenant's managers and admins once it carries
+a change (pending or decided). Anyone else gets the same 404 whether it exists or not; a
+visitor (no user of their own) reads none.
+
+`GET /v1/threads/{id}/events` replays the stored events after `Last-Event-ID` (or the
+`after` query), then follows the log until the thread's latest run has finished (its
+summary is no longer `running`, or no run holds the thread), polling every
+`POLL_S`; it ends then, or after `MAX_FOLLOW_S` (the client reconnects with the last id).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from opsgraph.api.principals import caller
+from opsgraph.errors import BadInput, NotFound
+from opsgraph.principal import Principal
+from opsgraph.store.scope import Document, TenantScope
+
+POLL_S = 0.2
+MAX_FOLLOW_S = 600.0
+PING_S = 15
+
+
+def _thread_id(request: Request) -> str:
+    from opsgraph.engine.runner import THREAD_ID
+
+    thread_id = str(request.path_params["thread_id"])
+    if not THREAD_ID.fullmatch(thread_id):
+        raise BadInput("thread_id: 1 to 128 letters, digits, '_', '.' or '-'")
+    return thread_id
+
+
+def may_read(principal: Principal, thread: Document) -> bool:
+    """The requester; managers and admins of the tenant for a thread carrying changes."""
+    if principal.is_visitor:
+        return False
+    mine = (thread.get("requester") or {}).get("user_id") == principal.user_id
+    return mine or (principal.can_decide and bool(thread.get("has_changes")))
+
+
+def readable(principal: Principal, thread_id: str) -> Document:
+    """The thread's summary, or the 404 anyone who may not read it gets."""
+    from opsgraph.engine.thread_log import summary
+
+    thread = summary(TenantScope.of(principal), thread_id)
+    if thread is None or not may_read(principal, thread):
+        raise NotFound(f"thread {thread_id} not found", thread_id=thread_id)
+    return thread
+
+
+def _iso(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return (value if value.tzinfo else value.replace(tzinfo=UTC)).isoformat()
+    return value
+
+
+def _pending(scope: TenantScope, thread_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+    """The pending cards of these threads (a retried request's card on each of its runs)."""
+    from opsgraph.approvals.pending import COLLECTION, PendingChange
+
+    docs = scope[COLLECTION].find(
+        {"status": "pending", "$or": [{"thread_id": {"$in": thread_ids}},
+                                      {"earlier_runs.thread_id": {"$in": thread_ids}}]},
+        sort=[("created_at", 1), ("_id", 1)])
+    cards: dict[str, list[dict[str, Any]]] = {t: [] for t in thread_ids}
+    for doc in docs:
+        change = PendingChange.model_validate(doc)
+        for thread_id in change.run_threads():
+            if thread_id in cards:
+                cards[thread_id].append(change.card())
+    return cards
+
+
+def _row(thread: Document, pending: int) -> dict[str, Any]:
+    requester = thread.get("requester") or {}
+    return {"thread_id": thread["thread_id"], "title": thread.get("title", ""),
+            "status": thread.get("status"), "updated_at": _iso(thread.get("updated_at")),
+            "pending": pending,
+            "requester": {"user_id": requester.get("user_id"),
+                          "name": requester.get("name") or requester.get("user_id")}}
+
+
+def list_for(principal: Principal) -> list[dict[str, Any]]:
+    """The caller's threads, and for managers and admins those carrying changes."""
+    from opsgraph.engine.thread_log import summaries
+
+    if principal.is_visitor:
+        return []
+    scope = TenantScope.of(principal)
+    threads = summaries(scope, principal.user_id, with_changes=principal.can_decide)
+    pending = _pending(scope, [t["thread_id"] for t in threads])
+    return [_row(t, len(pending[t["thread_id"]])) for t in threads]
+
+
+def _result(result: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {"agent": result.agent, "status": result.status}
+    said = result.content or result.error
+    if said:
+        body["summary"] = said
+    body["tools"] = [{"name": c.get("tool"), "args": c.get("args"), "result": c.get("result")}
+                     for c in result.calls]
+    return body
+
+
+def detail_for(principal: Principal, thread_id: str) -> dict[str, Any]:
+    """The conversation, the last plan, task results, sources and pending changes."""
+    from opsgraph.engine.runner import thread_state
+    from opsgraph.operations.records import to_json
+
+    thread = readable(principal, thread_id)
+    _, state = thread_state(principal, thread_id)
+    scope = TenantScope.of(principal)
+    body = _row(thread, 0)
+    pending = _pending(scope, [thread_id])[thread_id]
+    body.update(pending=pending, messages=[], plan=[], results={}, sources=[])
+    if state is not None:
+        body["messages"] = [{"role": t["role"], "content": t["content"]}
+                            for t in state.history]
+        body["plan"] = [{"id": t.id, "agent": t.agent, "instruction": t.instruction,
+                         "depends_on": list(t.depends_on)} for t in state.plan]
+        body["results"] = {tid: _result(r) for tid, r in state.results.items()}
+        body["sources"] = state.answer.sources if state.answer else []
+    out: dict[str, Any] = to_json(body)
+    return out
+
+
+def _after(request: Request) -> int:
+    raw = request.headers.get("last-event-id") or request.query_params.get("after") or "0"
+    if not raw.strip().isdigit():
+        raise BadInput(f"Last-Event-ID: {raw!r} is not an event id of this thread (a number)")
+    return int(raw.strip())
+
+
+async def list_threads(request: Request) -> Response:
+    principal = await caller(request)
+    return JSONResponse(await run_in_threadpool(list_for, principal))
+
+
+async def get_thread(request: Request) -> Response:
+    principal = await caller(request)
+    thread_id = _thread_id(request)
+    return JSONResponse(await run_in_threadpool(detail_for, principal, thread_id))
+
+
+async def thread_events(request: Request) -> Response:
+    from sse_starlette.sse import EventSourceResponse
+
+    from opsgraph.api.request_ids import current_request_id
+    from opsgraph.api.sse import for_client
+    from opsgraph.engine.thread_log import events_after, run_active
+
+    principal = await caller(request)
+    thread_id = _thread_id(request)
+    after = _after(request)
+    await run_in_threadpool(readable, principal, thread_id)
+    scope = TenantScope.of(principal)
+    request_id = current_request_id()
+
+    async def body() -> AsyncIterator[dict[str, str]]:
+        last = after
+        until = time.monotonic() + MAX_FOLLOW_S
+        while True:
+            active = await run_in_threadpool(run_active, scope, thread_id)
+            batch = await run_in_threadpool(events_after, scope, thread_id, last)
+            for _, event in batch:
+                yield for_client(event, request_id).to_sse()
+                last = int(event.id)
+            if batch and len(batch) == 500:
+                continue  # more stored than one read: read on before waiting
+            if not active or time.monotonic() > until:
+                return  # read after the run was seen finished: nothing of it is left
+            await asyncio.sleep(POLL_S)
+
+    return EventSourceResponse(body(), ping=PING_S)
+
+
+async def describe_operation(request: Request) -> Response:
+    from opsgraph.errors import Forbidden
+    from opsgraph.gates import operation_decision
+    from opsgraph.operations.catalogue import get_operation
+    from opsgraph.operations.invoke import plan_of
+
+    principal = await caller(request)
+    op = get_operation(str(request.path_params["op_id"]))
+    decision = operation_decision(principal, op,
+                                  await run_in_threadpool(plan_of, TenantScope.of(principal)))
+    if not decision:
+        raise Forbidden(decision.reason, gate=decision.gate)
+    return JSONResponse({"id": op.id, "kind": op.kind, "description": op.description,
+                         "input_schema": op.input.model_json_schema()})

@@ -1,0 +1,175 @@
+"""Every event of a thread's runs, stored as it is emitted, and the thread's summary.
+
+`thread_events` holds one document per event: `{tenant_id, thread_id, seq, run_id, event,
+data, at, expires_at}`. `seq` numbers the thread's events 1, 2, 3, ... across all its runs
+and is the event's SSE `id:`. It is allocated by inserting under a unique (tenant, thread,
+seq) index: a writer tries the number after the last it wrote (or read) and, when another
+writer took it, reads the highest stored number and tries the next. So number n + 1 is only
+ever inserted once n is stored, and a reader that has seen n never misses a lower one.
+One run writes a thread at a time (its lease, `engine.threads`); the retry covers the rest.
+
+Stored events are the client's form (`client_safe`): an internal fault's words go to the
+log, never into the store, so a replay shows what the live stream showed.
+
+`threads` holds one summary per thread for the lists: `{thread_id, title, requester
+{user_id, name, roles}, status, run_id, updated_at, created_at, change_ids, has_changes}`,
+kept at `run_started`, `approval_required` and `run_finished`. Both expire with the
+thread's checkpoints (`CHECKPOINT_TTL_S` after the last write).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from pymongo import ASCENDING, DESCENDING
+from pymongo.database import Database
+from pymongo.errors import DuplicateKeyError
+
+from opsgraph.approvals.pending import display_name
+from opsgraph.engine.events import Event
+from opsgraph.principal import Principal
+from opsgraph.store.scope import Document, TenantScope
+
+log = logging.getLogger(__name__)
+
+EVENTS = "thread_events"
+THREADS = "threads"
+TTL_S = 30 * 24 * 3600  # as the checkpoints (engine.graph.CHECKPOINT_TTL_S)
+TITLE_CHARS = 80
+_TRIES = 50
+
+
+def client_safe(event: str, data: Mapping[str, Any], reference: str) -> dict[str, Any]:
+    """`data` as any client may see it: an internal error's text (a library's words about
+    our servers) is logged under `reference` and replaced by a message naming it."""
+    if event != "error" or data.get("code") != "internal":
+        return dict(data)
+    log.error("%s: run error: %s", reference, data.get("message"))
+    return {**data, "message": f"internal error (the server log has it under {reference})"}
+
+
+def title_of(request: str) -> str:
+    """A thread's title: its first message on one line, trimmed."""
+    line = " ".join(request.split())
+    return line if len(line) <= TITLE_CHARS else line[:TITLE_CHARS - 1].rstrip() + "…"
+
+
+def requester_of(scope: TenantScope, principal: Principal) -> dict[str, Any]:
+    """`{user_id, name, roles}` of whoever asked."""
+    return {"user_id": principal.user_id, "name": display_name(scope, principal.user_id),
+            "roles": sorted(r.value for r in principal.roles)}
+
+
+class ThreadLog:
+    """Appends one thread's events (one writer per run) and keeps its summary."""
+
+    def __init__(self, scope: TenantScope, thread_id: str) -> None:
+        self.scope = scope
+        self.thread_id = thread_id
+        self._last: int | None = None
+
+    def open(self, run_id: str, requester: Principal, request: str,
+             now: datetime | None = None) -> None:
+        """The summary of a run about to start: made on the thread's first run (title,
+        requester), marked `running` on every run."""
+        at = now or datetime.now(UTC)
+        self.scope[THREADS].update_one(
+            {"thread_id": self.thread_id},
+            {"$set": {"status": "running", "run_id": run_id, "updated_at": at,
+                      "expires_at": at + timedelta(seconds=TTL_S)},
+             "$setOnInsert": {"title": title_of(request), "created_at": at,
+                              "requester": requester_of(self.scope, requester),
+                              "change_ids": [], "has_changes": False}},
+            upsert=True)
+
+    def append(self, run_id: str, event: str, data: Mapping[str, Any]) -> Event:
+        """Store one event (client-safe) under the thread's next number; the event as sent."""
+        at = datetime.now(UTC)
+        safe = client_safe(event, data, f"run {run_id}")
+        doc: Document = {"thread_id": self.thread_id, "run_id": run_id, "event": event,
+                         "data": safe, "at": at, "expires_at": at + timedelta(seconds=TTL_S)}
+        coll = self.scope[EVENTS]
+        seq = self._last + 1 if self._last is not None else last_seq(self.scope,
+                                                                     self.thread_id) + 1
+        for _ in range(_TRIES):
+            try:
+                coll.insert_one({**doc, "seq": seq})
+                break
+            except DuplicateKeyError:  # another writer took it: after the highest stored
+                seq = last_seq(self.scope, self.thread_id) + 1
+        else:
+            raise RuntimeError(f"thread {self.thread_id}: no event number after "
+                               f"{_TRIES} tries")
+        self._last = seq
+        self._summarise(run_id, event, safe, at)
+        return Event(str(seq), event, safe)
+
+    def _summarise(self, run_id: str, event: str, data: Mapping[str, Any],
+                   at: datetime) -> None:
+        threads = self.scope[THREADS]
+        if event == "approval_required":
+            ids = [c.get("change_id") for c in data.get("changes", []) if isinstance(c, dict)]
+            threads.update_one({"thread_id": self.thread_id},
+                               {"$addToSet": {"change_ids": {"$each": ids}},
+                                "$set": {"has_changes": True, "updated_at": at}})
+        elif event == "run_finished":  # the status of this thread's latest run only
+            threads.update_one({"thread_id": self.thread_id, "run_id": run_id},
+                               {"$set": {"status": data.get("status"), "updated_at": at,
+                                         "expires_at": at + timedelta(seconds=TTL_S)}})
+
+
+def last_seq(scope: TenantScope, thread_id: str) -> int:
+    """The highest event number stored for the thread (0: none)."""
+    doc = scope[EVENTS].find_one({"thread_id": thread_id}, sort=[("seq", DESCENDING)],
+                                 projection={"seq": 1})
+    return int(doc["seq"]) if doc else 0
+
+
+def events_after(scope: TenantScope, thread_id: str, after: int = 0,
+                 limit: int = 500) -> list[tuple[str, Event]]:
+    """The thread's stored events numbered above `after`, in order: `(run_id, event)`."""
+    docs = scope[EVENTS].find({"thread_id": thread_id, "seq": {"$gt": after}},
+                              sort=[("seq", ASCENDING)], limit=limit)
+    return [(str(d["run_id"]), Event(str(d["seq"]), str(d["event"]), dict(d["data"])))
+            for d in docs]
+
+
+def summary(scope: TenantScope, thread_id: str) -> Document | None:
+    """The thread's summary document, or None."""
+    return scope[THREADS].find_one({"thread_id": thread_id})
+
+
+def summaries(scope: TenantScope, user_id: str, with_changes: bool,
+              limit: int = 200) -> list[Document]:
+    """The threads a person asked for, and with `with_changes` every thread that carries
+    a change; newest first."""
+    flt: Document = {"requester.user_id": user_id}
+    if with_changes:
+        flt = {"$or": [flt, {"has_changes": True}]}
+    return list(scope[THREADS].find(flt, sort=[("updated_at", DESCENDING)], limit=limit))
+
+
+def ensure_indexes(db: Database[Document]) -> None:
+    """Unique event numbers per thread; the lists' orders; expiry with the thread."""
+    events = db[EVENTS]
+    events.create_index([("tenant_id", 1), ("thread_id", 1), ("seq", 1)], unique=True)
+    events.create_index("expires_at", expireAfterSeconds=0)
+    threads = db[THREADS]
+    threads.create_index([("tenant_id", 1), ("thread_id", 1)], unique=True)
+    threads.create_index([("tenant_id", 1), ("requester.user_id", 1), ("updated_at", -1)])
+    threads.create_index([("tenant_id", 1), ("has_changes", 1), ("updated_at", -1)])
+    threads.create_index("expires_at", expireAfterSeconds=0)
+
+
+def run_active(scope: TenantScope, thread_id: str) -> bool:
+    """A run is going on in the thread: its latest run has not finished and holds the
+    thread's lease (`engine.threads`; a crashed run's lease lapses, and it is over)."""
+    thread = summary(scope, thread_id)
+    if thread is None or thread.get("status") != "running":
+        return False
+    lease = scope["thread_leases"].find_one({"thread_id": thread_id,
+                                             "until": {"$gte": datetime.now(UTC)}})
+    return lease is not None
