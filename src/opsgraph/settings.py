@@ -18,6 +18,8 @@ from opsgraph.errors import ConfigurationError
 DEFAULT_MODEL = "bedrock:us.anthropic.claude-sonnet-4-6"
 DEFAULT_LIGHT_MODEL = "bedrock:us.anthropic.claude-haiku-4-5-20251001-v1:0"
 TOKEN_ALGORITHMS = ("HS256", "HS384", "HS512")
+DEFAULT_LOCAL_MODEL_URLS = ("http://127.0.0.1:11434/v1", "http://127.0.0.1:8080/v1")
+"""Ollama's and the llama.cpp server's usual OpenAI-compatible addresses."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,9 +35,10 @@ class Settings:
     database: str
     """`OPSGRAPH_DB`: database name inside MongoDB."""
     model: str
-    """`OPSGRAPH_MODEL`: model spec of the default tier."""
+    """`OPSGRAPH_MODEL`: model spec of the default tier (unset: Claude Sonnet on Bedrock,
+    unless `opsgraph.models.auto` picks another; see `model_set`)."""
     light_model: str
-    """`OPSGRAPH_LIGHT_MODEL`: model spec of the light tier."""
+    """`OPSGRAPH_LIGHT_MODEL`: model spec of the light tier (unset: Claude Haiku on Bedrock)."""
     token_secret: str | None
     """`OPSGRAPH_TOKEN_SECRET`, or the secret `OPSGRAPH_TOKEN_SECRET_ARN` names (read once):
     signs bearer tokens; None → a local secret in `home`."""
@@ -75,6 +78,20 @@ class Settings:
     tenant_daily_model_calls: int = 5000
     """`OPSGRAPH_TENANT_DAILY_MODEL_CALLS`: model calls one tenant's HTTP runs may make per UTC
     day; once spent, new runs are answered 429 until midnight UTC."""
+    model_set: bool = True
+    """Whether `OPSGRAPH_MODEL` is set. Unset, `opsgraph.models.auto` picks the default
+    tier's model once per process: Bedrock with AWS credentials, an OpenAI-compatible
+    server, else demo mode (the light tier follows unless `OPSGRAPH_LIGHT_MODEL` is set)."""
+    light_model_set: bool = True
+    """Whether `OPSGRAPH_LIGHT_MODEL` is set."""
+    local_model_urls: tuple[str, ...] = DEFAULT_LOCAL_MODEL_URLS
+    """`OPSGRAPH_LOCAL_MODEL_URLS`: OpenAI-compatible servers on this machine that
+    auto-selection asks for their models (comma-separated base URLs; `off` asks none). Default:
+    Ollama's and the llama.cpp server's usual addresses. Never asked on Lambda."""
+    few_shot: bool = True
+    """`OPSGRAPH_FEW_SHOT`: `on` (default) or `off`. Off, the nightly few-shot promotion
+    promotes nothing and prompts get no worked examples, for every tenant (a tenant turns
+    them off for itself with `few_shot: false` on its tenants document)."""
 
 
 def _default_agents_dir() -> Path:
@@ -128,6 +145,28 @@ def _algorithm(raw: str) -> str:
     return name
 
 
+def _local_model_urls(raw: str | None) -> tuple[str, ...]:
+    if raw is None:
+        return DEFAULT_LOCAL_MODEL_URLS
+    if raw.strip().lower() == "off":
+        return ()
+    urls = tuple(u.strip().rstrip("/") for u in raw.split(",") if u.strip())
+    for url in urls:
+        if not url.startswith(("http://", "https://")):
+            raise ConfigurationError(f"OPSGRAPH_LOCAL_MODEL_URLS: {url!r} is not an http(s) "
+                                     "URL (or set it to off)")
+    return urls
+
+
+def _switch(env: Mapping[str, str], name: str, default: bool) -> bool:
+    raw = env.get(name, "").strip().lower()
+    if not raw:
+        return default
+    if raw not in ("on", "off", "true", "false", "1", "0"):
+        raise ConfigurationError(f"{name}: must be on or off, got {raw!r}")
+    return raw in ("on", "true", "1")
+
+
 def load_settings() -> Settings:
     """Read the environment now (tests call this after changing it)."""
     env = os.environ
@@ -136,8 +175,8 @@ def load_settings() -> Settings:
         mongodb_uri=_mongodb_uri(env),
         home=home,
         database=env.get("OPSGRAPH_DB", "opsgraph"),
-        model=env.get("OPSGRAPH_MODEL", DEFAULT_MODEL),
-        light_model=env.get("OPSGRAPH_LIGHT_MODEL", DEFAULT_LIGHT_MODEL),
+        model=env.get("OPSGRAPH_MODEL", "").strip() or DEFAULT_MODEL,
+        light_model=env.get("OPSGRAPH_LIGHT_MODEL", "").strip() or DEFAULT_LIGHT_MODEL,
         token_secret=_from_secret(env, "OPSGRAPH_TOKEN_SECRET", "OPSGRAPH_TOKEN_SECRET_ARN"),
         agents_dir=Path(env.get("OPSGRAPH_AGENTS") or _default_agents_dir()),
         default_tenant=(env.get("OPSGRAPH_DEFAULT_TENANT") or "demo").strip(),
@@ -155,6 +194,10 @@ def load_settings() -> Settings:
         tenant_runs=int(_positive(env, "OPSGRAPH_TENANT_RUNS", 8)),
         user_runs=int(_positive(env, "OPSGRAPH_USER_RUNS", 2)),
         tenant_daily_model_calls=int(_positive(env, "OPSGRAPH_TENANT_DAILY_MODEL_CALLS", 5000)),
+        model_set=bool(env.get("OPSGRAPH_MODEL", "").strip()),
+        light_model_set=bool(env.get("OPSGRAPH_LIGHT_MODEL", "").strip()),
+        local_model_urls=_local_model_urls(env.get("OPSGRAPH_LOCAL_MODEL_URLS")),
+        few_shot=_switch(env, "OPSGRAPH_FEW_SHOT", True),
     )
 
 

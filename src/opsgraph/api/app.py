@@ -20,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from opsgraph.api import threads
+from opsgraph.api import first_run, threads
 from opsgraph.api.bodies import parse_json_object
 from opsgraph.api.error_responses import error_response
 from opsgraph.api.limits import BodyCap
@@ -70,6 +70,7 @@ async def runs(request: Request) -> Response:
     from opsgraph.api.request_models import RunRequest
     from opsgraph.api.sse import event_stream, prime
     from opsgraph.engine.runner import stream_run
+    from opsgraph.models.demo import script_for
 
     principal = await caller(request)
     body = parse_body(await request.body(), RunRequest)
@@ -77,8 +78,10 @@ async def runs(request: Request) -> Response:
         await run_in_threadpool(_require_thread, principal, body.thread_id)
     await run_in_threadpool(check_budget, principal)
     RUN_SLOTS.take(principal)  # given back by `metered` when the stream ends
-    events = metered(stream_run(principal, body.message, thread_id=body.thread_id), principal,
-                     slot=True)
+    # demo mode: an example request runs on its own scripted model (None otherwise)
+    model = await run_in_threadpool(script_for, principal, body.message)
+    events = metered(stream_run(principal, body.message, thread_id=body.thread_id,
+                                model=model), principal, slot=True)
     first, rest = await prime(events)
     return event_stream(first, rest)
 
@@ -216,6 +219,9 @@ ROUTES = [
     Route("/v1/approvals/{change_id}", decide_approval, methods=["POST"]),
     Route("/v1/agents", agents, methods=["GET"]),
     Route("/v1/tenant/models", tenant_models, methods=["GET", "PUT"]),
+    Route("/v1/tenant/settings", first_run.tenant_settings, methods=["GET", "PUT"]),
+    Route("/v1/info", first_run.info, methods=["GET"]),
+    Route("/v1/local/sign-in", first_run.local_sign_in, methods=["POST"]),
     Route("/v1/operations/{op_id}", threads.describe_operation, methods=["GET"]),
     Route("/v1/operations/{op_id}", operation, methods=["POST"]),
     Route("/events", events, methods=["POST"]),

@@ -7,7 +7,7 @@ same models generate the request schemas of `GET /openapi.json`.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, RootModel, field_validator
 
@@ -87,6 +87,23 @@ class TenantModelsRequest(Body):
 
 class BareTenantModels(RootModel[dict[AgentName, ModelChoice]]):
     """`PUT /v1/tenant/models` as `{agent: model_spec}` (the same overrides, unwrapped)."""
+
+
+class LocalSignInRequest(Body):
+    """`POST /v1/local/sign-in`: one of the demo users (`GET /v1/info`), in a role."""
+
+    user_id: str = Field(min_length=1, max_length=128,
+                         description="One of `demo_users` of `GET /v1/info`.")
+    role: Literal["member", "staff", "manager", "admin"] = Field(
+        description="The role to sign in with (a visitor needs no token).")
+
+
+class TenantSettingsRequest(Body):
+    """`PUT /v1/tenant/settings`: the tenant's settings (admin)."""
+
+    capability_mode: Literal["observe", "enforce"] = Field(
+        description="The capability gate: `enforce` refuses an agent a verb it does not "
+                    "declare; `observe` lets it through and logs it.")
 
 
 class EventRequest(BaseModel):

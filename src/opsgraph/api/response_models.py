@@ -188,6 +188,32 @@ class TenantModels(Out):
         description="The deployment's models that can run here: the only valid choices.")
 
 
+class DemoUser(Out):
+    user_id: str
+    name: str
+    role: str = Field(description="Their usual role; any role may be chosen at sign-in.")
+
+
+class Info(Out):
+    """Which model answers and why; in demo mode the example requests; local sign-in."""
+
+    mode: Literal["bedrock", "openai", "demo", "configured"]
+    model: str = Field(description="The default tier's model spec (`scripted examples` in "
+                                   "demo mode).")
+    message: str = Field(description="Why this model, and how to choose another.")
+    examples: list[str] = Field(description="Demo mode: the requests it answers.")
+    local: bool = Field(description="A local server: `POST /v1/local/sign-in` is open.")
+    demo_users: list[DemoUser] = Field(description="Local only: who may sign in.")
+
+
+class SignedIn(Out):
+    token: str = Field(description="A bearer token for the chosen user and role.")
+
+
+class TenantSettings(Out):
+    capability_mode: Literal["observe", "enforce"]
+
+
 class ReadResult(Open):
     """A read: its data and the records it read."""
 

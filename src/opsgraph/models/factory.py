@@ -12,9 +12,9 @@ from importlib.util import find_spec
 from typing import TYPE_CHECKING, Literal
 
 from opsgraph.errors import BadInput
+from opsgraph.models.auto import DEMO_SPEC, DemoMode, demo_mode_message, model_choice
 from opsgraph.models.limits import model_rate_limiter
 from opsgraph.models.spec import ModelSpec, parse_model_spec
-from opsgraph.settings import get_settings
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -42,6 +42,8 @@ def get_chat_model(spec: str) -> BaseChatModel:
 
 
 def _build(spec: ModelSpec) -> BaseChatModel:
+    if str(spec) == DEMO_SPEC:
+        raise DemoMode(demo_mode_message())
     if spec.provider == "scripted":
         from opsgraph.models.scripted import ScriptedChatModel
 
@@ -67,7 +69,9 @@ _LIBRARIES: dict[str, tuple[str, ...]] = {
 def unavailable(spec: ModelSpec) -> str | None:
     """Why `spec` cannot run in this process (None when it can, as far as can be told
     without calling it): a file that is not there, a library not installed, a server not
-    configured. Hosted credentials are only known at the first call."""
+    configured, demo mode. Hosted credentials are only known at the first call."""
+    if str(spec) == DEMO_SPEC:
+        return "it is demo mode's placeholder: no model is configured or reachable"
     path = spec.path
     if path is not None and not path.is_file():
         return f"its file {str(path)!r} does not exist"
@@ -80,12 +84,12 @@ def unavailable(spec: ModelSpec) -> str | None:
 
 
 def tier_spec(tier: Tier | str) -> str:
-    """The default model spec of a tier: `OPSGRAPH_MODEL` or `OPSGRAPH_LIGHT_MODEL`."""
-    settings = get_settings()
+    """The default model spec of a tier: `OPSGRAPH_MODEL` or `OPSGRAPH_LIGHT_MODEL`, else
+    what `opsgraph.models.auto` chose for this process."""
     if tier == "default":
-        return settings.model
+        return model_choice().model
     if tier == "light":
-        return settings.light_model
+        return model_choice().light_model
     raise BadInput(f"model tier: unknown tier {tier!r} (allowed: default, light)",
                    field="tier")
 

@@ -1,0 +1,127 @@
+"""The routes of a first run: which model answers, local sign-in, the tenant's settings.
+
+    GET  /v1/info             (open) the model and why; demo mode's examples; local sign-in
+    POST /v1/local/sign-in    {user_id, role} → {token}; a local server only, else 404
+    GET  /v1/tenant/settings  (admin) {capability_mode}
+    PUT  /v1/tenant/settings  (admin) {capability_mode: observe|enforce} → the same
+
+A server is *local* when it signs tokens with the secret generated in `OPSGRAPH_HOME` (no
+`OPSGRAPH_TOKEN_SECRET`, no secret ARN) and does not run on Lambda: then anyone who reaches
+it may sign in as one of the demo tenant's people, as on the machine's own command line
+(`opsgraph token`).
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime
+from typing import Any, Final
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from opsgraph.api.principals import caller, require_roles
+from opsgraph.errors import NotFound, Unprocessable
+from opsgraph.principal import Channel, Principal, Role, parse_role
+from opsgraph.settings import get_settings
+
+DEMO_USERS: Final = (("stf_demo_04", "staff", "staff"), ("stf_demo_02", "staff", "manager"),
+                     ("stf_demo_01", "staff", "admin"), ("mem_demo_001", "members", "member"))
+"""The demo tenant's people the local sign-in offers: (record id, collection, usual role).
+A visitor needs no token."""
+DEFAULT_CAPABILITY_MODE: Final = "observe"
+
+
+def is_local() -> bool:
+    """Tokens signed with the generated local secret, and not on Lambda."""
+    return (get_settings().token_secret is None
+            and not os.environ.get("AWS_LAMBDA_FUNCTION_NAME"))
+
+
+def demo_users() -> list[dict[str, str]]:
+    """The people of the default tenant the local sign-in offers (those it has)."""
+    db, tenant = _db(), get_settings().default_tenant
+    users = []
+    for user_id, collection, role in DEMO_USERS:
+        found = db[collection].find_one({"_id": user_id, "tenant_id": tenant}, {"name": 1})
+        if found is not None:
+            users.append({"user_id": user_id, "name": str(found["name"]), "role": role})
+    return users
+
+
+def info_body() -> dict[str, Any]:
+    """What `GET /v1/info` answers."""
+    from opsgraph.models.auto import model_choice
+    from opsgraph.models.demo import example_requests
+
+    choice = model_choice()
+    local = is_local()
+    return {"mode": choice.mode,
+            "model": "scripted examples" if choice.mode == "demo" else choice.model,
+            "message": choice.message,
+            "examples": example_requests() if choice.mode == "demo" else [],
+            "local": local, "demo_users": demo_users() if local else []}
+
+
+async def info(request: Request) -> Response:
+    return JSONResponse(await run_in_threadpool(info_body))
+
+
+def _sign_in(user_id: str, role: str) -> str:
+    from opsgraph.auth import issue_token
+    from opsgraph.store.scope import TenantScope
+
+    tenant = get_settings().default_tenant
+    TenantScope(_db(), tenant).require_tenant()
+    known = {u["user_id"] for u in demo_users()}
+    if user_id not in known:
+        message = f"user_id: not one of the demo users ({', '.join(sorted(known)) or 'none'})"
+        raise Unprocessable(message, errors=[{"field": "user_id", "message": message}])
+    principal = Principal(tenant_id=tenant, user_id=user_id,
+                          roles=frozenset({parse_role(role)}), channel=Channel.DASHBOARD)
+    return issue_token(principal)
+
+
+def _db() -> Any:
+    from opsgraph.store.client import get_db
+
+    return get_db()
+
+
+async def local_sign_in(request: Request) -> Response:
+    from opsgraph.api.bodies import parse_body
+    from opsgraph.api.request_models import LocalSignInRequest
+
+    if not is_local():
+        raise NotFound("local sign-in is only offered by a server run locally with its "
+                       "generated token secret; ask an admin for a token")
+    body = parse_body(await request.body(), LocalSignInRequest)
+    token = await run_in_threadpool(_sign_in, body.user_id, body.role)
+    return JSONResponse({"token": token})
+
+
+def _settings(tenant_id: str) -> dict[str, str]:
+    doc = _db()["tenants"].find_one({"_id": tenant_id}, {"capability_mode": 1}) or {}
+    return {"capability_mode": str(doc.get("capability_mode") or DEFAULT_CAPABILITY_MODE)}
+
+
+def _set_settings(principal: Principal, capability_mode: str) -> dict[str, str]:
+    _db()["tenants"].update_one({"_id": principal.tenant_id}, {"$set": {
+        "capability_mode": capability_mode, "settings_updated_at": datetime.now(UTC),
+        "settings_updated_by": principal.user_id}})
+    return _settings(principal.tenant_id)
+
+
+async def tenant_settings(request: Request) -> Response:
+    """GET and PUT answer `{capability_mode}`; PUT sets it (admin)."""
+    from opsgraph.api.bodies import parse_body
+    from opsgraph.api.request_models import TenantSettingsRequest
+
+    principal = await caller(request)
+    require_roles(principal, Role.ADMIN, action="managing tenant settings")
+    if request.method == "PUT":
+        body = parse_body(await request.body(), TenantSettingsRequest)
+        return JSONResponse(await run_in_threadpool(_set_settings, principal,
+                                                    body.capability_mode))
+    return JSONResponse(await run_in_threadpool(_settings, principal.tenant_id))
