@@ -11,6 +11,7 @@ from langgraph.types import interrupt
 
 from opsgraph.engine import model_calls
 from opsgraph.engine.context import RunContext
+from opsgraph.engine.few_shot import agent_examples
 from opsgraph.engine.plan import PlannedTask
 from opsgraph.engine.state import TaskResult
 from opsgraph.engine.tool_loop import AskModel, Decided, LoopResult, OnProposal, run_tool_loop
@@ -30,7 +31,8 @@ def task_brief(ctx: RunContext, task: PlannedTask, dep_results: dict[str, TaskRe
     lines = [f"Today: {ctx.today_line()}.",
              f"Asked by: {ctx.principal.user_id} ({roles}).",
              f"Their message: {json.dumps(ctx.request, ensure_ascii=False)}",
-             f"Your task: {task.instruction}"]
+             f"Your task: {task.instruction}",
+             *agent_examples(ctx.scope, task.agent, task.instruction)]
     if dep_results:
         found = {tid: {"agent": r.agent, "status": r.status,
                        "result": r.content or r.findings}

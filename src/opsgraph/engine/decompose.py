@@ -19,6 +19,7 @@ from langgraph.runtime import Runtime
 
 from opsgraph.engine import model_calls
 from opsgraph.engine.context import RunContext
+from opsgraph.engine.few_shot import planner_examples
 from opsgraph.engine.memory import Turn, render_history
 from opsgraph.engine.plan import MAX_TASKS, PlanDraft, TaskPlan, number_tasks, plan_problems
 from opsgraph.engine.plan_review import review_plan
@@ -127,6 +128,7 @@ def _planner_messages(ctx: RunContext, spec: str, request: str, history: list[Tu
              f"channel {ctx.principal.channel.value}.\n"
              f"Capabilities for this request:\n{listed}\n\n"
              + (f"Conversation so far:\n{context}\n\n" if context else "")
+             + planner_examples(ctx.scope, request)
              + f"Request: {request}")
     return [cached_system_message(get_chat_model(spec), PLANNER_RULES), HumanMessage(human)]
 

@@ -94,6 +94,10 @@ INDEXES: dict[str, list[IndexModel]] = {
     "knowledge": [_by_id(), *_named(), _ix("tenant_slug", ("slug", ASCENDING), unique=True)],
     "tickets": [_by_id(), _ix("tenant_resource_status", ("resource_id", ASCENDING),
                               ("status", ASCENDING))],
+    # the nightly few-shot promotion (engine.few_shot): one example per agent and content
+    "few_shot_examples": [_by_id(),
+                          _ix("tenant_agent_fingerprint", ("agent", ASCENDING),
+                              ("fingerprint", ASCENDING), unique=True)],
 }
 """Collection → its indexes. `tenants` is keyed by `_id` (the tenant id) and needs none."""
 
