@@ -13,6 +13,8 @@ import pytest
 from langchain_core.messages import BaseMessage
 from pymongo.database import Database
 
+from opsgraph.api.lambda_events import handle_event
+from opsgraph.cli import main
 from opsgraph.engine.approval_flow import decide_and_resume
 from opsgraph.engine.few_shot import COLLECTION, PLANNER
 from opsgraph.jobs.few_shot import Redactor, promote
@@ -155,3 +157,15 @@ def test_the_redactor_replaces_members_staff_and_contact_details(demo_db: Any) -
                             "<email 1>; <member 1> prefers mornings. Smithfield market is "
                             "closed.")
     assert redact({"to": ["Jane Smith"], "n": 3}) == {"to": ["<member 1>"], "n": 3}
+
+
+def test_the_cli_and_a_schedule_event_run_it(script: Any, demo_db: Any,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    run_and_decide(script, "demo", "th-cli", "approve")
+    assert main(["jobs", "run", "promote_examples", "--tenant", "demo", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report == {"job": "promote_few_shot", "tenants": {"demo": {
+        "enabled": True, "runs": 1, "candidates": 2, "promoted": 2, "removed": 0}}}
+    reply = handle_event({"job": "promote_few_shot"})
+    assert reply["ok"] is True and set(reply["tenants"]) == {"demo", "acme"}
+    assert reply["tenants"]["demo"]["promoted"] == 0  # stored already
