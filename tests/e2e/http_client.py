@@ -73,3 +73,17 @@ def stream(client: httpx.Client, path: str, body: Mapping[str, Any],
             return Streamed(response.status_code, error=response.json().get("error"))
         events = [(sse.id, sse.event, json.loads(sse.data)) for sse in src.iter_sse()]
     return Streamed(200, events)
+
+
+def follow(client: httpx.Client, thread_id: str, headers: Mapping[str, str],
+           last_event_id: str | None = None) -> Streamed:
+    """GET a thread's events (`Last-Event-ID` when given) and read them until the server
+    ends the stream (its run finished, or none was going on)."""
+    sent = {**headers, **({"Last-Event-ID": last_event_id} if last_event_id else {})}
+    with connect_sse(client, "GET", f"/v1/threads/{thread_id}/events", headers=sent) as src:
+        response = src.response
+        if response.status_code != 200:
+            response.read()
+            return Streamed(response.status_code, error=response.json().get("error"))
+        events = [(sse.id, sse.event, json.loads(sse.data)) for sse in src.iter_sse()]
+    return Streamed(200, events)

@@ -156,8 +156,6 @@ async def get_thread(request: Request) -> Response:
 async def thread_events(request: Request) -> Response:
     from sse_starlette.sse import EventSourceResponse
 
-    from opsgraph.api.request_ids import current_request_id
-    from opsgraph.api.sse import for_client
     from opsgraph.engine.thread_log import events_after, run_active
 
     principal = await caller(request)
@@ -165,7 +163,6 @@ async def thread_events(request: Request) -> Response:
     after = _after(request)
     await run_in_threadpool(readable, principal, thread_id)
     scope = TenantScope.of(principal)
-    request_id = current_request_id()
 
     async def body() -> AsyncIterator[dict[str, str]]:
         last = after
@@ -173,8 +170,8 @@ async def thread_events(request: Request) -> Response:
         while True:
             active = await run_in_threadpool(run_active, scope, thread_id)
             batch = await run_in_threadpool(events_after, scope, thread_id, last)
-            for _, event in batch:
-                yield for_client(event, request_id).to_sse()
+            for _, event in batch:  # stored in the client's form (thread_log.client_safe)
+                yield event.to_sse()
                 last = int(event.id)
             if batch and len(batch) == 500:
                 continue  # more stored than one read: read on before waiting
