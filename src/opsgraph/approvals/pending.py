@@ -143,9 +143,13 @@ class PendingChange(BaseModel):
 
 
 def display_name(scope: TenantScope, user_id: str) -> str:
-    """A person's name: the staff record carrying their user id, else the user id."""
-    doc = scope["staff"].find_one({"user_id": user_id}, projection={"name": 1})
-    return str(doc["name"]) if doc and doc.get("name") else user_id
+    """A person's name: the staff or member record whose id is their user id (as the demo
+    users' are), else the user id itself."""
+    for people in ("staff", "members"):
+        doc = scope[people].find_one({"_id": user_id}, projection={"name": 1})
+        if doc and doc.get("name"):
+            return str(doc["name"])
+    return user_id
 
 
 def note_request(scope: TenantScope, change_ids: list[str], request: str) -> None:

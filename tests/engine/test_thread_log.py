@@ -1,0 +1,78 @@
+"""The thread log on the real embedded store: numbers 1..n with no gap or repeat however
+many writers race, client-safe storage, the summary's latest-run status, and names."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from opsgraph.approvals.pending import display_name
+from opsgraph.engine.thread_log import ThreadLog, events_after, run_active, summary
+from opsgraph.principal import Principal, Role
+from opsgraph.store.scope import TenantScope
+
+STAFF = Principal("demo", "lee", frozenset({Role.STAFF}))
+
+
+def test_racing_writers_number_the_events_one_to_n(demo_db: Any) -> None:
+    scope = TenantScope(demo_db, "demo")
+    writers, each = 4, 15
+    start = threading.Barrier(writers)
+
+    def write(n: int) -> None:
+        log = ThreadLog(scope, "th-race")  # each its own writer, as two runs would be
+        start.wait()
+        for i in range(each):
+            log.append(f"run_{n}", "token", {"text": f"{n}.{i}"})
+
+    threads = [threading.Thread(target=write, args=(n,)) for n in range(writers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    stored = events_after(scope, "th-race")
+    assert [int(e.id) for _, e in stored] == list(range(1, writers * each + 1))
+    for n in range(writers):  # each writer's events in the order it wrote them
+        mine = [e.data["text"] for run, e in stored if run == f"run_{n}"]
+        assert mine == [f"{n}.{i}" for i in range(each)]
+    assert [int(e.id) for _, e in events_after(scope, "th-race", after=57)] == [58, 59, 60]
+
+
+def test_an_internal_error_is_stored_without_its_words(demo_db: Any) -> None:
+    scope = TenantScope(demo_db, "demo")
+    event = ThreadLog(scope, "th-fault").append(
+        "run_x", "error", {"code": "internal", "message": "codec can't decode byte 0xff"})
+    assert "0xff" not in event.data["message"] and "run_x" in event.data["message"]
+    doc = demo_db["thread_events"].find_one({"thread_id": "th-fault"})
+    assert doc["data"] == event.data and doc["tenant_id"] == "demo"
+    kept = ThreadLog(scope, "th-fault").append("run_x", "error",
+                                               {"code": "bad_input", "message": "member: ?"})
+    assert kept.data == {"code": "bad_input", "message": "member: ?"} and kept.id == "2"
+
+
+def test_the_summary_follows_the_latest_run_only(demo_db: Any) -> None:
+    scope = TenantScope(demo_db, "demo")
+    log = ThreadLog(scope, "th-sum")
+    log.open("run_1", STAFF, "  Book   court 1\n" + "x" * 200)
+    first = summary(scope, "th-sum")
+    assert first is not None and first["status"] == "running"
+    assert first["title"].startswith("Book court 1 x") and len(first["title"]) == 80
+    assert first["requester"] == {"user_id": "lee", "name": "lee", "roles": ["staff"]}
+    log.open("run_2", STAFF, "another message")  # a newer run began meanwhile
+    log.append("run_1", "run_finished", {"status": "completed"})
+    assert summary(scope, "th-sum")["status"] == "running"  # not the older run's
+    assert not run_active(scope, "th-sum")  # no run holds the thread: nothing to follow
+    log.append("run_2", "approval_required", {"changes": [{"change_id": "chg_1"}]})
+    log.append("run_2", "run_finished", {"status": "awaiting_approval"})
+    done = summary(scope, "th-sum")
+    assert done["status"] == "awaiting_approval" and done["title"].startswith("Book")
+    assert done["change_ids"] == ["chg_1"] and done["has_changes"] is True
+
+
+def test_names_come_from_staff_and_member_records(demo_db: Any) -> None:
+    scope = TenantScope(demo_db, "demo")
+    staff = demo_db["staff"].find_one({"tenant_id": "demo"})
+    member = demo_db["members"].find_one({"tenant_id": "demo"})
+    assert display_name(scope, staff["_id"]) == staff["name"]
+    assert display_name(scope, member["_id"]) == member["name"]
+    assert display_name(scope, "someone-else") == "someone-else"
