@@ -372,7 +372,7 @@ def add_jobs_command(sub: Any) -> None:
     jobs = sub.add_parser("jobs", help="scheduled jobs").add_subparsers(
         dest="jobs_command", required=True)
     p = jobs.add_parser("run", help="run a scheduled job now (expire_approvals, "
-                                    "promote_few_shot, share_out_waitlist)")
+                                    "promote_examples, share_out_waitlists)")
     p.add_argument("name", metavar="NAME")
     p.add_argument("--tenant", default=None,
                    help="only this tenant (default: every tenant; expire_approvals always "

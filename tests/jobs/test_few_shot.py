@@ -164,8 +164,8 @@ def test_the_cli_and_a_schedule_event_run_it(script: Any, demo_db: Any,
     run_and_decide(script, "demo", "th-cli", "approve")
     assert main(["jobs", "run", "promote_examples", "--tenant", "demo", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report == {"job": "promote_few_shot", "tenants": {"demo": {
+    assert report == {"job": "promote_examples", "tenants": {"demo": {
         "enabled": True, "runs": 1, "candidates": 2, "promoted": 2, "removed": 0}}}
-    reply = handle_event({"job": "promote_few_shot"})
+    reply = handle_event({"job": "promote_examples"})
     assert reply["ok"] is True and set(reply["tenants"]) == {"demo", "acme"}
     assert reply["tenants"]["demo"]["promoted"] == 0  # stored already

@@ -145,7 +145,7 @@ def test_the_cli_runs_it_for_one_tenant_or_every_tenant(club: Database[Document]
     club["events"].update_many({}, {"$set": {"start": datetime.now(UTC) + timedelta(days=3)}})
     club["events"].update_one({"_id": "evt_lastclub"},
                               {"$set": {"start": datetime.now(UTC) - timedelta(days=7)}})
-    assert main(["jobs", "run", "share_out_waitlist", "--tenant", "club", "--json"]) == 0
+    assert main(["jobs", "run", "share_out_waitlists", "--tenant", "club", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report == {"job": JOB, "tenants": {"club": {"events": 1, "promoted": 1,
                                                        "notices": 1}}}
@@ -163,7 +163,7 @@ def test_the_cli_names_what_is_wrong(club: Database[Document],
                                      capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["jobs", "run", "share_out_everything"]) == 2
     assert "unknown job 'share_out_everything'" in capsys.readouterr().err
-    assert main(["jobs", "run", "share_out_waitlist", "--tenant", "nobody"]) == 2
+    assert main(["jobs", "run", "share_out_waitlists", "--tenant", "nobody"]) == 2
     assert "tenant 'nobody' not found" in capsys.readouterr().err
     assert main(["jobs", "run", "expire_approvals", "--tenant", "club"]) == 2
     assert "every tenant" in capsys.readouterr().err
@@ -172,6 +172,6 @@ def test_the_cli_names_what_is_wrong(club: Database[Document],
 def test_a_schedule_event_runs_it_for_every_tenant(club: Database[Document]) -> None:
     club["events"].update_many({"_id": {"$nin": ["evt_lastclub", "evt_lastcopy"]}},
                                {"$set": {"start": datetime.now(UTC) + timedelta(days=3)}})
-    reply = handle_event({"job": "share_out_waitlist"})
+    reply = handle_event({"job": "share_out_waitlists"})
     assert reply["ok"] is True and reply["job"] == JOB
     assert {t: r["promoted"] for t, r in reply["tenants"].items()} == {"club": 1, "copy": 1}

@@ -3,11 +3,10 @@
 
     expire_approvals     every 5 minutes: expired, orphaned and resumed changes (all
                          tenants at once; `--tenant` is refused)
-    promote_few_shot     nightly: few-shot promotion (`opsgraph.jobs.few_shot`)
-    share_out_waitlist   nightly: waitlist share-out (`opsgraph.jobs.waitlist`)
+    promote_examples     nightly: few-shot promotion (`opsgraph.jobs.few_shot`)
+    share_out_waitlists  nightly: waitlist share-out (`opsgraph.jobs.waitlist`)
 
-The last two report `{"job", "tenants": {tenant: counts}}`. `promote_examples` and
-`share_out_waitlists` are the same two jobs under the names the CLI contract lists.
+The last two report `{"job", "tenants": {tenant: counts}}`.
 
 Importing this module is light (keep-warm imports it): each job loads its code when it runs.
 """
@@ -22,18 +21,15 @@ from opsgraph.errors import BadInput
 if TYPE_CHECKING:
     from opsgraph.store.scope import TenantScope
 
-JOBS = ("expire_approvals", "promote_few_shot", "share_out_waitlist")
-"""The names the schedules of `template.yaml` send."""
-ALIASES = {"promote_examples": "promote_few_shot", "share_out_waitlists": "share_out_waitlist"}
-"""Other names of the same jobs (the CLI contract's)."""
+JOBS = ("expire_approvals", "promote_examples", "share_out_waitlists")
+"""The names `opsgraph jobs run` takes and the schedules of `template.yaml` send."""
 
 
 def job_name(name: str) -> str:
     """The job `name` denotes; BadInput naming the known jobs otherwise."""
-    found = ALIASES.get(name, name)
-    if found not in JOBS:
+    if name not in JOBS:
         raise BadInput(f"job: unknown job {name!r} (known: {', '.join(JOBS)})")
-    return found
+    return name
 
 
 def _scopes(tenant: str | None) -> list[TenantScope]:
@@ -63,7 +59,7 @@ def run_job(name: str, tenant: str | None = None, now: datetime | None = None,
 
         return {"job": job, **expire_and_notify()}
     scopes = _scopes(tenant)
-    if job == "promote_few_shot":
+    if job == "promote_examples":
         from opsgraph.jobs.few_shot import promote_few_shot
 
         return {"job": job, "tenants": promote_few_shot(scopes, now)}

@@ -42,7 +42,7 @@ from opsgraph.operations.reads import by_ids, where_in
 from opsgraph.operations.records import Document, short_when
 from opsgraph.store.scope import TenantScope
 
-JOB = "share_out_waitlist"
+JOB = "share_out_waitlists"
 ACTOR = "waitlist share-out"
 VIA = "waitlist_share_out"
 RULE = "missed out last time first, then waitlist order"
