@@ -4,6 +4,7 @@ checked with a small leeway) and malformed claims are all 401, never another err
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import jwt
 import pytest
@@ -48,23 +49,28 @@ def test_a_rotated_secret_still_verifies_its_tokens_by_kid(
     assert verify_token(issue_token(who)) == who
 
 
+# Claims are made when the test runs, not when it is collected: under xdist a test may run
+# minutes after collection, and "valid in 5 minutes" would have become valid by then.
+Claims = Callable[[int], dict[str, object]]
+
+
 @pytest.mark.parametrize("claims, message", [
-    (good_claims(exp="soon"), "exp"),
-    (good_claims(exp=float("inf")), "finite"),
-    (good_claims(exp=float("nan")), "finite"),
-    (good_claims(nbf=float("inf")), "finite"),
-    (good_claims(roles="manager"), "roles"),
-    (good_claims(roles=["wizard"]), "wizard"),
-    (good_claims(exp=1), "expired"),
-    (good_claims(exp=int(time.time()) - 2 * LEEWAY_S), "expired"),
-    (good_claims(nbf=int(time.time()) + 10 * LEEWAY_S), "not valid yet"),
-    (good_claims(iat=int(time.time()) + 10 * LEEWAY_S), "not valid yet"),
-    ({"user": "u", "roles": ["manager"], "iat": 0, "exp": 2**40}, "claim"),
-    ({"tenant": "demo", "user": "u", "roles": ["manager"], "iat": 0}, "claim"),
+    (lambda now: good_claims(exp="soon"), "exp"),
+    (lambda now: good_claims(exp=float("inf")), "finite"),
+    (lambda now: good_claims(exp=float("nan")), "finite"),
+    (lambda now: good_claims(nbf=float("inf")), "finite"),
+    (lambda now: good_claims(roles="manager"), "roles"),
+    (lambda now: good_claims(roles=["wizard"]), "wizard"),
+    (lambda now: good_claims(exp=1), "expired"),
+    (lambda now: good_claims(exp=now - 2 * LEEWAY_S), "expired"),
+    (lambda now: good_claims(nbf=now + 10 * LEEWAY_S), "not valid yet"),
+    (lambda now: good_claims(iat=now + 10 * LEEWAY_S), "not valid yet"),
+    (lambda now: {"user": "u", "roles": ["manager"], "iat": 0, "exp": 2**40}, "claim"),
+    (lambda now: {"tenant": "demo", "user": "u", "roles": ["manager"], "iat": 0}, "claim"),
 ])
-def test_bad_claims_are_unauthorized(claims: dict[str, object], message: str) -> None:
+def test_bad_claims_are_unauthorized(claims: Claims, message: str) -> None:
     with pytest.raises(Unauthorized, match=message):
-        verify_token(signed(claims))
+        verify_token(signed(claims(int(time.time()))))
 
 
 def test_a_clock_a_little_behind_is_tolerated() -> None:
