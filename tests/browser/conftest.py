@@ -44,9 +44,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(skip)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    """One headless chromium for this worker."""
+    """One headless chromium per test module. Not per session: Playwright's sync API keeps
+    an event loop running on the main thread while it is open, and a later test in the same
+    worker that calls asyncio.run() then fails ("cannot be called from a running event
+    loop"); a module's fixture ends before the worker moves on to another module."""
     from playwright.sync_api import expect, sync_playwright
 
     expect.set_options(timeout=WAIT_MS)
