@@ -3,6 +3,7 @@ many writers race, client-safe storage, the summary's latest-run status, and nam
 
 from __future__ import annotations
 
+import json
 import threading
 from typing import Any
 
@@ -48,6 +49,7 @@ def test_an_internal_error_is_stored_without_its_words(demo_db: Any) -> None:
     kept = ThreadLog(scope, "th-fault").append("run_x", "error",
                                                {"code": "bad_input", "message": "member: ?"})
     assert kept.data == {"code": "bad_input", "message": "member: ?"} and kept.id == "2"
+    assert json.loads(kept.to_json_line()) == {"id": "2", "event": "error", "data": kept.data}
 
 
 def test_the_summary_follows_the_latest_run_only(demo_db: Any) -> None:

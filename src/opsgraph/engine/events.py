@@ -26,8 +26,8 @@ class Event:
     data: dict[str, Any]
 
     def to_json_line(self) -> str:
-        return json.dumps({"event": self.event, "data": self.data}, default=str,
-                          ensure_ascii=False)
+        return json.dumps({"id": self.id, "event": self.event, "data": self.data},
+                          default=str, ensure_ascii=False)
 
     def to_sse(self) -> dict[str, str]:
         """The fields sse-starlette's EventSourceResponse sends."""
