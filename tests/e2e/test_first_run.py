@@ -10,6 +10,9 @@ a demo user. With a configured secret, local sign-in does not exist.
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +22,7 @@ import pytest
 
 from opsgraph.auth import verify_token
 from opsgraph.settings import get_settings
+from opsgraph.store.embedded import free_port
 from tests.e2e.app_process import AppServer, server_env, share_cache
 from tests.e2e.http_client import Streamed, stream
 
@@ -240,3 +244,25 @@ def test_local_sign_in_is_not_found_with_a_configured_secret(configured: AppServ
         response = http.post("/v1/local/sign-in", json={"user_id": "stf_demo_04",
                                                          "role": "admin"})
         assert response.status_code == 404, response.text
+
+
+def test_serve_says_which_model_answers_in_one_line(demo_db: Any, store_env: dict[str, str],
+                                                    tmp_path: Path) -> None:
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "opsgraph.cli", "serve", "--port", str(port)],
+        env=fresh_machine_env(store_env, tmp_path), stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE)
+    lines: list[str] = []
+    try:
+        assert proc.stderr is not None
+        for raw in iter(proc.stderr.readline, b""):  # until the app is up
+            lines.append(raw.decode())
+            if "Application startup complete" in lines[-1]:
+                break
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(30)
+    [line] = [x for x in lines if x.startswith("model:")]
+    assert line.startswith("model: demo: Demo mode: no model is configured or reachable")
+    assert "OPSGRAPH_MODEL" in line
