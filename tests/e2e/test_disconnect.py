@@ -19,7 +19,7 @@ def test_a_decision_whose_client_hangs_up_still_resumes_the_run(
     cid = card["change_id"]
     headers = headers_for("manager", "demo", user=DECIDER)
     with http.stream("POST", f"/v1/approvals/{cid}", json={"decision": "approve"},
-                     headers=headers) as response:
+                     headers={**headers, "Accept": "text/event-stream"}) as response:
         assert response.status_code == 200
         first = next(response.iter_lines())
         assert first.startswith("id:") or first.startswith("event:")
