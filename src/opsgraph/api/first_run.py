@@ -6,9 +6,9 @@
     PUT  /v1/tenant/settings  (admin) {capability_mode: observe|enforce} → the same
 
 A server is *local* when it signs tokens with the secret generated in `OPSGRAPH_HOME` (no
-`OPSGRAPH_TOKEN_SECRET`, no secret ARN) and does not run on Lambda: then anyone who reaches
-it may sign in as one of the demo tenant's people, as on the machine's own command line
-(`opsgraph token`).
+`OPSGRAPH_TOKEN_SECRET`, no secret ARN) and does not run on Lambda; then a caller on this
+machine (loopback) may sign in as one of the demo tenant's people, as on the machine's own
+command line (`opsgraph token`).
 """
 
 from __future__ import annotations
@@ -33,10 +33,16 @@ A visitor needs no token."""
 DEFAULT_CAPABILITY_MODE: Final = "observe"
 
 
-def is_local() -> bool:
-    """Tokens signed with the generated local secret, and not on Lambda."""
+LOOPBACK: Final = frozenset({"127.0.0.1", "::1", "localhost"})
+
+
+def is_local(request: Request) -> bool:
+    """Tokens signed with the generated local secret, not on Lambda, and asked from this
+    machine: a server bound to 0.0.0.0 without `OPSGRAPH_TOKEN_SECRET` must not hand
+    admin tokens to anyone on the network."""
+    client = request.client.host if request.client else None
     return (get_settings().token_secret is None
-            and not os.environ.get("AWS_LAMBDA_FUNCTION_NAME"))
+            and not os.environ.get("AWS_LAMBDA_FUNCTION_NAME") and client in LOOPBACK)
 
 
 def demo_users() -> list[dict[str, str]]:
@@ -50,13 +56,12 @@ def demo_users() -> list[dict[str, str]]:
     return users
 
 
-def info_body() -> dict[str, Any]:
-    """What `GET /v1/info` answers."""
+def info_body(local: bool) -> dict[str, Any]:
+    """What `GET /v1/info` answers (`local`: whether this caller may sign in locally)."""
     from opsgraph.models.auto import model_choice
     from opsgraph.models.demo import example_requests
 
     choice = model_choice()
-    local = is_local()
     return {"mode": choice.mode,
             "model": "scripted examples" if choice.mode == "demo" else choice.model,
             "message": choice.message,
@@ -65,7 +70,7 @@ def info_body() -> dict[str, Any]:
 
 
 async def info(request: Request) -> Response:
-    return JSONResponse(await run_in_threadpool(info_body))
+    return JSONResponse(await run_in_threadpool(info_body, is_local(request)))
 
 
 def _sign_in(user_id: str, role: str) -> str:
@@ -93,9 +98,9 @@ async def local_sign_in(request: Request) -> Response:
     from opsgraph.api.bodies import parse_body
     from opsgraph.api.request_models import LocalSignInRequest
 
-    if not is_local():
+    if not is_local(request):
         raise NotFound("local sign-in is only offered by a server run locally with its "
-                       "generated token secret; ask an admin for a token")
+                       "generated token secret, to this machine; ask an admin for a token")
     body = parse_body(await request.body(), LocalSignInRequest)
     token = await run_in_threadpool(_sign_in, body.user_id, body.role)
     return JSONResponse({"token": token})

@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
 
 from opsgraph.errors import ConfigurationError, OpsgraphError, Unprocessable
+from opsgraph.models.auto import DEMO_SPEC
 from opsgraph.models.factory import Tier, tier_spec, unavailable
 from opsgraph.models.spec import ModelSpec, parse_model_spec
 from opsgraph.settings import get_settings
@@ -49,9 +50,12 @@ def _allowed_specs() -> list[ModelSpec]:
     """The deployment's list, parsed and canonical, in its order without repeats; a
     malformed entry is a configuration error naming its variable."""
     settings = get_settings()
+    # Unset: the two tiers' models as this process resolved them (configured, or picked by
+    # models.auto); demo mode's placeholder is no model a tenant can choose.
     named = ([("OPSGRAPH_ALLOWED_MODELS", text) for text in settings.allowed_models]
-             or [("OPSGRAPH_MODEL", settings.model), ("OPSGRAPH_LIGHT_MODEL",
-                                                      settings.light_model)])
+             or [(variable, spec) for variable, spec in (
+                 ("OPSGRAPH_MODEL", tier_spec("default")),
+                 ("OPSGRAPH_LIGHT_MODEL", tier_spec("light"))) if spec != DEMO_SPEC])
     specs: list[ModelSpec] = []
     for variable, text in named:
         try:
