@@ -146,3 +146,16 @@ def test_the_entry_reads_the_adapters_settings_as_the_adapter_does() -> None:
     check_pass_through_path({"AWS_LWA_PASS_THROUGH_PATH": "/events"})
     with pytest.raises(ConfigurationError, match="AWS_LWA_PASS_THROUGH_PATH"):
         check_pass_through_path({"AWS_LWA_PASS_THROUGH_PATH": "/lambda"})
+
+
+def test_an_aws_event_is_bounded_by_lambdas_payload_not_by_the_callers_cap(entry: str) -> None:
+    # An SQS batch of large e-mails is over a caller's 1 MiB but within Lambda's 6 MB: it
+    # must reach the router (a 413 would send it back to the queue, then to the DLQ).
+    padded = {**event("schedule_keep_warm"), "padding": "x" * (2 << 20)}
+    with httpx.Client(base_url=entry, timeout=60.0) as client:
+        from_aws = client.post("/events", json=padded, headers=PASS_THROUGH)
+        from_a_caller = client.post("/events", json=padded, headers=FROM_A_CALLER)
+        over_lambda = client.post("/events", headers=PASS_THROUGH,
+                                  json={**padded, "padding": "x" * (7 << 20)})
+    assert from_aws.status_code == 200, from_aws.text
+    assert from_a_caller.status_code == 413 and over_lambda.status_code == 413

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from opsgraph.api.error_responses import error_response
+from opsgraph.api.lambda_events import INTERNAL_EVENT
 from opsgraph.errors import BadInput, PayloadTooLarge, TooManyRequests
 from opsgraph.principal import Principal
 from opsgraph.settings import get_settings
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 MAX_BODY_BYTES = 1 << 20
+LAMBDA_PAYLOAD_BYTES = 6 * (1 << 20)
+"""What Lambda itself accepts in one synchronous invocation: the bound of an AWS event."""
 MAX_MESSAGE_CHARS = 8_000
 BUSY_RETRY_AFTER_S = 5
 """What a 429 for runs in flight suggests: a short wait, runs are seconds long."""
@@ -51,17 +54,21 @@ class BodyCap:
         self.app = app
         self.max_bytes = max_bytes
 
-    def _too_large(self) -> PayloadTooLarge:
-        return PayloadTooLarge(f"request body over {self.max_bytes:,} bytes")
+    @staticmethod
+    def _too_large(cap: int) -> PayloadTooLarge:
+        return PayloadTooLarge(f"request body over {cap:,} bytes")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        # AWS's own events (an SQS batch of e-mails) are bounded by Lambda's payload limit,
+        # not by the cap on what a caller may send.
+        cap = LAMBDA_PAYLOAD_BYTES if scope.get(INTERNAL_EVENT) else self.max_bytes
         declared = dict(scope["headers"]).get(b"content-length", b"").decode("latin-1")
         if declared.strip() and (not declared.strip().isdigit()
-                                 or int(declared) > self.max_bytes):
-            error = self._too_large() if declared.strip().isdigit() else BadInput(
+                                 or int(declared) > cap):
+            error = self._too_large(cap) if declared.strip().isdigit() else BadInput(
                 "content-length: must be a number of bytes")
             await error_response(error)(scope, receive, send)
             return
@@ -72,8 +79,8 @@ class BodyCap:
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
-                if received > self.max_bytes:
-                    raise self._too_large()  # the route's handler answers it as JSON
+                if received > cap:
+                    raise self._too_large(cap)  # the route's handler answers it as JSON
             return message
 
         await self.app(scope, counted, send)
