@@ -3,6 +3,7 @@ member's page showing the outcome without a reload."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import httpx
@@ -57,7 +58,7 @@ def test_a_booking_edited_and_approved_reaches_the_staff_members_page(
     card.get_by_role("button", name="Edit", exact=True).click()
     start = card.get_by_label("Start")
     end = card.get_by_label("End")
-    expect(start).to_have_value(f"{BOOKING_DAY}T18:00:00+00:00")
+    expect(start).to_have_value(re.compile(rf"^{BOOKING_DAY}T18:00:00(Z|\+00:00)$"))
     start.fill("tomorrow evening")  # refused in the page: not a date and time
     card.get_by_role("button", name="Apply changes").click()
     expect(card.locator(".field[data-path=start] .field-error")).to_contain_text("date and time")

@@ -123,19 +123,39 @@ export async function postStream(path, body, onEvent) {
  * each connection sends `Last-Event-ID` (the last event it handed on), and a dropped or
  * ended connection is opened again after a pause, until `stop()` or until `wantsMore()`
  * says the thread has nothing more to come. Events are handed on in order, each once.
+ * When the browser goes offline the connection is dropped at once (a half-open stream
+ * would wait silently); back online, it reconnects without waiting for the pause.
  */
 export class ThreadFollower {
   constructor(threadId, {lastId = 0, onEvent, wantsMore, onState = () => {}, retryMs = 1500}) {
     Object.assign(this, {threadId, lastId, onEvent, wantsMore, onState, retryMs});
     this.stopped = false;
     this.controller = null;
+    this.wake = () => {};
+    this.onOffline = () => { if (this.controller) this.controller.abort(); };
+    this.onOnline = () => this.wake();
   }
 
-  start() { this.loop(); return this; }
+  start() {
+    window.addEventListener("offline", this.onOffline);
+    window.addEventListener("online", this.onOnline);
+    this.loop();
+    return this;
+  }
 
   stop() {
     this.stopped = true;
+    window.removeEventListener("offline", this.onOffline);
+    window.removeEventListener("online", this.onOnline);
     if (this.controller) this.controller.abort();
+    this.wake();
+  }
+
+  pause() {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, this.retryMs);
+      this.wake = () => { clearTimeout(timer); resolve(); };
+    });
   }
 
   async loop() {
@@ -163,8 +183,10 @@ export class ThreadFollower {
         this.onState("reconnecting", error);
       }
       if (this.stopped || !this.wantsMore()) break;
-      await new Promise((resolve) => setTimeout(resolve, this.retryMs));
+      await this.pause();
     }
-    this.onState("closed");
+    window.removeEventListener("offline", this.onOffline);
+    window.removeEventListener("online", this.onOnline);
+    if (!this.stopped) this.onState("closed");
   }
 }

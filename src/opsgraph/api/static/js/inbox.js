@@ -73,7 +73,7 @@ class ChangeCard {
     const id = `fb-${this.card.change_id}`;
     const text = h("textarea", {id, rows: "2", required: revise,
       placeholder: revise ? "e.g. Make it 7pm instead" : "Optional: tell the requester why"});
-    const form = h("form", {class: "feedback", onsubmit: async (e) => {
+    const form = h("form", {class: "feedback", novalidate: true, onsubmit: async (e) => {
       e.preventDefault();
       if (revise && !text.value.trim()) { this.error.textContent = "Say what should change, so the assistant can revise it."; text.focus(); return; }
       await this.decide(decision, {feedback: text.value.trim() || undefined});
