@@ -12,6 +12,7 @@ from playwright.sync_api import expect
 from tests.browser.dashboard import Camera, Dashboard
 from tests.e2e.app_process import AppServer
 from tests.e2e.http_client import bearer
+from tests.e2e.scripts import opening_hours
 
 pytestmark = pytest.mark.browser
 AGENT = "members.update"
@@ -19,6 +20,7 @@ AGENT = "members.update"
 
 def test_an_admin_picks_a_model_for_an_agent_and_the_gate_mode(
         browser: Any, server: AppServer, http: httpx.Client, camera: Camera) -> None:
+    server.write_script(opening_hours())  # a model the deployment allows must exist
     admin_headers = bearer("admin", user="ada")
     allowed = http.get("/v1/tenant/models", headers=admin_headers).json()["allowed"]
     choice = allowed[0]["spec"]
