@@ -28,7 +28,7 @@ export class SettingsView {
     try { settings = await api("/v1/tenant/settings"); } catch (error) { settings = {error}; }
     fill(this.root, h("div", {class: "view settings"},
       h("header", {class: "view-head"}, h("h2", {}, "Settings")),
-      this.modelsPanel(agents, models), this.gatePanel(settings)));
+      this.gatePanel(settings), this.modelsPanel(agents, models)));
   }
 
   modelsPanel(agents, models) {
@@ -36,17 +36,15 @@ export class SettingsView {
     const fallback = info.model ? `Deployment default (${info.model})` : "Deployment default";
     const error = h("div", {class: "form-error", role: "alert"});
     const selects = new Map();
-    const rows = agents.map((a) => {
-      const id = `model-${a.name.replace(/\W/g, "-")}`;
-      const select = h("select", {id, "aria-label": `Model for ${a.name}`},
-        h("option", {value: ""}, fallback),
-        models.allowed.map((m) => h("option", {value: m.spec, selected: models.models[a.name] === m.spec}, `${m.provider} · ${m.model}`)));
-      const rowError = h("span", {class: "field-error"});
-      selects.set(a.name, [select, rowError]);
-      return h("tr", {},
-        h("th", {scope: "row"}, h("label", {for: id}, a.name), h("span", {class: "agent-desc"}, (a.description || "").split(/(?<=\.)\s/)[0])),
-        h("td", {}, select, rowError));
-    });
+    const rows = [];
+    let domain = null;
+    for (const a of agents) {
+      if (a.domain !== domain) {
+        domain = a.domain;
+        rows.push(h("tr", {class: "group"}, h("th", {colspan: "2", scope: "colgroup"}, domain.replaceAll("_", " "))));
+      }
+      rows.push(this.agentRow(a, models, fallback, selects));
+    }
     const save = h("button", {type: "submit", class: "primary"}, "Save models");
     return h("form", {class: "panel", onsubmit: async (e) => {
       e.preventDefault();
@@ -74,6 +72,21 @@ export class SettingsView {
       h("thead", {}, h("tr", {}, h("th", {scope: "col"}, "Agent"), h("th", {scope: "col"}, "Model"))),
       h("tbody", {}, rows))),
     error, h("div", {class: "form-actions"}, save));
+  }
+
+  agentRow(a, models, fallback, selects) {
+    const id = `model-${a.name.replace(/\W/g, "-")}`;
+    const select = h("select", {id, "aria-label": `Model for ${a.name}`},
+      h("option", {value: ""}, fallback),
+      models.allowed.map((m) => h("option", {value: m.spec, selected: models.models[a.name] === m.spec}, `${m.provider} · ${m.model}`)));
+    const rowError = h("span", {class: "field-error"});
+    selects.set(a.name, [select, rowError]);
+    // the description's first clause: the rest lists examples for the ranker
+    const words = (a.description || "").split(/[:.](?:\s|$)/)[0];
+    return h("tr", {},
+      h("th", {scope: "row"}, h("label", {for: id}, a.name),
+        h("span", {class: "agent-desc"}, words.length > 110 ? `${words.slice(0, 109)}…` : words)),
+      h("td", {}, select, rowError));
   }
 
   gatePanel(settings) {
