@@ -93,12 +93,15 @@ class App {
     const banner = $("#banner");
     banner.hidden = !(info && info.mode === "demo");
     if (info && info.mode === "demo") {
-      fill(banner, h("strong", {}, "Demo mode. "), info.message || "Answers come from scripted examples; no model is called.");
+      const words = info.message || "Answers come from scripted examples; no model is called.";
+      fill(banner, h("strong", {}, "Demo mode. "), words.replace(/^Demo mode[:.]\s*/i, ""));
     }
     const me = this.me;
     $("#nav-approvals").hidden = !isManager(me);
     $("#nav-settings").hidden = !isAdmin(me);
-    fill($("#who"), me ? [h("span", {class: "who-name"}, me.user), h("span", {class: "who-role"}, me.roles.join(", "))]
+    const known = ((info && info.demo_users) || []).find((u) => me && u.user_id === me.user);
+    fill($("#who"), me ? [h("span", {class: "who-name", title: me.user}, known ? known.name : me.user),
+      h("span", {class: "who-role"}, me.roles.join(", "))]
       : [h("span", {class: "who-name"}, "Visitor")]);
     $("#signout").textContent = me ? "Sign out" : "Sign in";
     this.refreshBadge();
@@ -127,7 +130,9 @@ class App {
     const hash = location.hash || "#/";
     if (hash.startsWith("#/record/")) { this.openRecord(hash); return; }
     this.lastRoute = hash;
-    if (!this.signedInOrVisitor || hash === "#/signin") {
+    const signingIn = !this.signedInOrVisitor || hash === "#/signin";
+    $("#signout").hidden = signingIn;  // the page itself is the way in
+    if (signingIn) {
       $("#view").dataset.view = "signin";
       this.view?.hide();
       this.view = null;

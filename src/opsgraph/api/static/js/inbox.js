@@ -116,7 +116,8 @@ class ChangeCard {
       for (const b of this.el.querySelectorAll("button")) b.disabled = false;
       if (error.status === 422 && this.form && decision === "edit") { this.form.showErrors(error); return; }
       if (error.status === 409 || error.status === 410) {
-        this.settle(error.message, "lost");
+        const first = /already decided by (.*)$/s.exec(error.message);  // the change id is noise here
+        this.settle(first ? `Already decided by ${first[1]}` : error.message, "lost");
         this.inbox.changed();
         return;
       }
