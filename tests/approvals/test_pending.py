@@ -34,6 +34,12 @@ def test_a_proposal_is_stored_with_everything_the_card_needs(scope: TenantScope,
         "args": change.args,
         "task_id": "t1",
         "expires_at": "2030-01-07T10:00:00+00:00",
+        "created_at": "2030-01-07T09:00:00+00:00",
+        "status": "pending",
+        "thread_id": "th-1",
+        # who asked, by name where the tenant has a record of them (here it has none)
+        "requested_by": {"user_id": "staff-bo", "name": "staff-bo"},
+        "request": "",  # noted when the run pauses (engine.thread_log)
     }
     stored = scope["pending_changes"].find_one({"_id": change.change_id})
     assert stored is not None
