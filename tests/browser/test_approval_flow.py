@@ -90,6 +90,24 @@ def test_a_booking_edited_and_approved_reaches_the_staff_members_page(
     staff.shot("task-expanded")
     expect(manager.page.locator(".card")).to_have_count(0)
     manager.shot("inbox-empty")
+
+    # the thread read back from the server: the same conversation, drawn from its events
+    staff.page.reload()
+    again = staff.turns
+    expect(again).to_have_count(1)
+    expect(again.first.locator(".bubble.user")).to_have_text(BOOKING_REQUEST)
+    expect(again.first.locator(".task")).to_have_count(1)
+    expect(again.first.locator(".task")).to_have_attribute("data-state", "done")
+    expect(again.first.locator(".bubble.assistant")).to_contain_text("Done:")
+    expect(staff.page.locator(".thread-item.active")).to_contain_text("Completed")
+    staff.shot("reloaded")
+    # the manager may read the thread that carried a change they decided
+    manager.page.get_by_role("link", name="Conversations").click()
+    manager.page.locator(".thread-item", has_text="kim").click()
+    expect(manager.turns.first.locator(".bubble.assistant")).to_contain_text("Done:")
+    expect(manager.page.locator(".reading")).to_contain_text("reading kim’s conversation")
+    expect(manager.page.get_by_label("Message")).to_be_hidden()
+    manager.shot("requesters-thread")
     assert staff.close() == [] and manager.close() == []
 
 

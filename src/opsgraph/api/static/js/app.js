@@ -2,7 +2,7 @@
 // fragment: #/ and #/threads/<id> chat, #/approvals, #/settings, #/record/<kind>/<id>).
 
 import {api, token, setToken, whoami, isManager, isAdmin} from "./api.js";
-import {h, $, fill} from "./dom.js";
+import {h, $, fill, shown} from "./dom.js";
 import {ChatView} from "./chat.js";
 import {InboxView} from "./inbox.js";
 import {SettingsView} from "./settings.js";
@@ -94,7 +94,8 @@ class App {
     banner.hidden = !(info && info.mode === "demo");
     if (info && info.mode === "demo") {
       const words = info.message || "Answers come from scripted examples; no model is called.";
-      fill(banner, h("strong", {}, "Demo mode. "), words.replace(/^Demo mode[:.]\s*/i, ""));
+      const rest = words.replace(/^Demo mode[:.]\s*/i, "");
+      fill(banner, h("strong", {}, "Demo mode. "), rest.charAt(0).toUpperCase() + rest.slice(1));
     }
     const me = this.me;
     $("#nav-approvals").hidden = !isManager(me);
@@ -178,7 +179,9 @@ class App {
     try {
       const {result} = await api(`/v1/operations/${read[0]}`, {method: "POST", body: {args: {[read[1]]: id}}});
       const rows = Object.entries(result || {}).filter(([, v]) => v === null || typeof v !== "object");
-      fill(body, h("dl", {class: "record"}, rows.flatMap(([k, v]) => [h("dt", {}, k.replaceAll("_", " ")), h("dd", {}, v === null ? "—" : String(v))])));
+      const name = result && (result.name || result.title || result.number);
+      if (name) $("#record-title").textContent = `${kind[0].toUpperCase()}${kind.slice(1)}: ${name}`;
+      fill(body, h("dl", {class: "record"}, rows.flatMap(([k, v]) => [h("dt", {}, k.replaceAll("_", " ")), h("dd", {}, shown(v))])));
     } catch (error) {
       fill(body, h("p", {class: "note note-error"}, error.message));
     }

@@ -28,6 +28,7 @@ export class ChatView {
     this.sendButton = h("button", {type: "submit", class: "primary"}, "Send");
     this.form = h("form", {class: "composer", onsubmit: (e) => { e.preventDefault(); this.sendTyped(); }},
       h("label", {for: "message", class: "sr-only"}, "Message"), this.input, this.sendButton);
+    this.reading = h("p", {class: "reading", hidden: true});
     fill(root, h("div", {class: "chat"},
       h("aside", {class: "threads"},
         h("div", {class: "threads-head"}, h("h2", {}, "Conversations"),
@@ -35,7 +36,7 @@ export class ChatView {
         this.list),
       h("section", {class: "conversation"},
         h("header", {class: "conv-head"}, this.title, this.status, this.live),
-        this.log, this.empty, this.form)));
+        this.log, this.empty, this.form, this.reading)));
     this.timer = setInterval(() => { if (!document.hidden) this.refreshThreads(); }, REFRESH_MS);
   }
 
@@ -115,6 +116,7 @@ export class ChatView {
     this.threadId = threadId;
     this.newConversation();
     this.status.replaceChildren();
+    this.readOnly(null);
     this.emptyState(!threadId);
     this.refreshThreads();
     if (!threadId) {
@@ -134,11 +136,21 @@ export class ChatView {
     }
     if (this.threadId !== threadId) return;
     this.title.textContent = detail.title || "Conversation";
+    const requester = detail.requester || {};
+    if (requester.user_id && this.app.me && requester.user_id !== this.app.me.user) this.readOnly(requester);
     this.status.replaceChildren(statusPill(detail.status));
     const asked = (detail.messages || []).filter((m) => m.role === "user").map((m) => m.content);
     const conv = this.newConversation(asked);
     conv.lastStatus = "running";  // follow the replay to its end, then decide
     this.follow(conv);
+  }
+
+  /** Someone else's conversation (a manager reading a thread that carried a change) is
+   * read, not continued: only its requester adds to it. */
+  readOnly(requester) {
+    this.form.hidden = !!requester;
+    this.reading.hidden = !requester;
+    if (requester) this.reading.textContent = `You are reading ${requester.name || requester.user_id}’s conversation; only they can add to it.`;
   }
 
   emptyState(show) {
