@@ -57,4 +57,5 @@ def test_a_manager_has_no_settings(browser: Any, server: AppServer, camera: Came
     expect(manager.page.get_by_role("link", name="Settings")).to_have_count(0)
     manager.page.goto(f"{manager.page.url.split('#')[0]}#/settings")
     expect(manager.page.locator("#view")).to_have_attribute("data-view", "chat")
+    manager.shot("settings-typed-by-hand")
     assert manager.close() == []
