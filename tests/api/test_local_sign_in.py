@@ -24,3 +24,11 @@ def test_a_caller_from_another_machine_cannot_sign_in_locally() -> None:
         answer = http.post("/v1/local/sign-in", json={"user_id": "stf_demo_01", "role": "admin"})
     assert answer.status_code == 404
     assert "to this machine" in answer.json()["error"]["message"]
+
+
+def test_the_open_info_route_names_a_file_backed_model_without_its_path() -> None:
+    from opsgraph.api.first_run import shown
+
+    assert shown("scripted:/srv/secret/dir/demo.yaml") == "scripted:demo.yaml"
+    hosted = "bedrock:us.anthropic.claude-sonnet-4-6"
+    assert shown(hosted) == hosted

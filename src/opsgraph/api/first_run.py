@@ -56,6 +56,15 @@ def demo_users() -> list[dict[str, str]]:
     return users
 
 
+def shown(spec: str) -> str:
+    """A model spec as an open route may show it: a file-backed spec by its file's name,
+    never the server's path."""
+    from opsgraph.models.spec import parse_model_spec
+
+    parsed = parse_model_spec(spec)
+    return f"{parsed.provider}:{parsed.path.name}" if parsed.path is not None else str(parsed)
+
+
 def info_body(local: bool) -> dict[str, Any]:
     """What `GET /v1/info` answers (`local`: whether this caller may sign in locally)."""
     from opsgraph.models.auto import model_choice
@@ -63,7 +72,7 @@ def info_body(local: bool) -> dict[str, Any]:
 
     choice = model_choice()
     return {"mode": choice.mode,
-            "model": "scripted examples" if choice.mode == "demo" else choice.model,
+            "model": "scripted examples" if choice.mode == "demo" else shown(choice.model),
             "message": choice.message,
             "examples": example_requests() if choice.mode == "demo" else [],
             "local": local, "demo_users": demo_users() if local else []}
