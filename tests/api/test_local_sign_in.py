@@ -27,7 +27,7 @@ def test_a_caller_from_another_machine_cannot_sign_in_locally() -> None:
 
 
 def test_the_open_info_route_names_a_file_backed_model_without_its_path() -> None:
-    from opsgraph.api.first_run import shown
+    from opsgraph.models.spec import shown
 
     assert shown("scripted:/srv/secret/dir/demo.yaml") == "scripted:demo.yaml"
     hosted = "bedrock:us.anthropic.claude-sonnet-4-6"

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from opsgraph.gates import decide
+from opsgraph.models.factory import tier_spec
+from opsgraph.models.spec import shown
 from opsgraph.principal import Principal, parse_plan
 from opsgraph.store.scope import TenantScope
 
@@ -19,7 +21,8 @@ def agent_row(agent: Any) -> dict[str, Any]:
 
 
 def agents_for(principal: Principal) -> list[dict[str, Any]]:
-    """Agents the caller passes every gate for on at least one of the agent's verbs."""
+    """Agents the caller passes every gate for on at least one of the agent's verbs, each
+    with its model tier and that tier's model (`GET /v1/agents`)."""
     from opsgraph.registry.loader import get_registry
 
     tenant = TenantScope.of(principal).require_tenant()
@@ -28,5 +31,7 @@ def agents_for(principal: Principal) -> list[dict[str, Any]]:
     for agent in get_registry().agents.values():
         if any(decide(principal, agent, verb, plan=plan, mode="enforce")
                for verb in agent.operations):
-            rows.append(agent_row(agent))
+            # which model it runs on without a tenant override (the settings page)
+            rows.append({**agent_row(agent), "model_tier": agent.model_tier,
+                         "default_model": shown(tier_spec(agent.model_tier))})
     return rows

@@ -56,19 +56,11 @@ def demo_users() -> list[dict[str, str]]:
     return users
 
 
-def shown(spec: str) -> str:
-    """A model spec as an open route may show it: a file-backed spec by its file's name,
-    never the server's path."""
-    from opsgraph.models.spec import parse_model_spec
-
-    parsed = parse_model_spec(spec)
-    return f"{parsed.provider}:{parsed.path.name}" if parsed.path is not None else str(parsed)
-
-
 def info_body(local: bool) -> dict[str, Any]:
     """What `GET /v1/info` answers (`local`: whether this caller may sign in locally)."""
     from opsgraph.models.auto import model_choice
     from opsgraph.models.demo import example_requests
+    from opsgraph.models.spec import shown
 
     choice = model_choice()
     return {"mode": choice.mode,

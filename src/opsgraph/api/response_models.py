@@ -168,6 +168,10 @@ class Agent(Out):
     visitor: bool
     tools: list[str]
     description: str
+    model_tier: Literal["default", "light"]
+    default_model: str = Field(description="The model the agent runs on without a tenant "
+                                           "override (its tier's; a file-backed spec by "
+                                           "its file's name).")
 
 
 class Agents(Out):

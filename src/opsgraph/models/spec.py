@@ -74,3 +74,10 @@ def check_model_spec(text: str) -> ModelSpec:
         raise BadInput(f"model: file {str(path)!r} of model spec {text!r} does not exist",
                        field="model", spec=text)
     return spec
+
+
+def shown(spec: str) -> str:
+    """A model spec as a client may see it: a file-backed spec by its file's name, never
+    the server's path."""
+    parsed = parse_model_spec(spec)
+    return f"{parsed.provider}:{parsed.path.name}" if parsed.path is not None else str(parsed)

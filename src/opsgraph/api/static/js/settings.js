@@ -33,7 +33,6 @@ export class SettingsView {
 
   modelsPanel(agents, models) {
     const info = this.app.info || {};
-    const fallback = info.model ? `Deployment default (${info.model})` : "Deployment default";
     const error = h("div", {class: "form-error", role: "alert"});
     const selects = new Map();
     const rows = [];
@@ -43,7 +42,7 @@ export class SettingsView {
         domain = a.domain;
         rows.push(h("tr", {class: "group"}, h("th", {colspan: "2", scope: "colgroup"}, domain.replaceAll("_", " "))));
       }
-      rows.push(this.agentRow(a, models, fallback, selects));
+      rows.push(this.agentRow(a, models, selects));
     }
     const save = h("button", {type: "submit", class: "primary"}, "Save models");
     return h("form", {class: "panel", onsubmit: async (e) => {
@@ -74,7 +73,9 @@ export class SettingsView {
     error, h("div", {class: "form-actions"}, save));
   }
 
-  agentRow(a, models, fallback, selects) {
+  agentRow(a, models, selects) {
+    // without an override an agent runs on its tier's model (light agents on the light one)
+    const fallback = a.default_model ? `Deployment default (${a.default_model})` : "Deployment default";
     const id = `model-${a.name.replace(/\W/g, "-")}`;
     const select = h("select", {id, "aria-label": `Model for ${a.name}`},
       h("option", {value: ""}, fallback),
