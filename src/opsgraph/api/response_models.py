@@ -248,6 +248,9 @@ class EventResult(Open):
 class RunStarted(Open):
     thread_id: str
     run_id: str
+    message: str | None = Field(None, description="The message a new run answers.")
+    resumed: list[str] | None = Field(None, description="The change ids whose decisions a "
+                                                        "resumed run carries on from.")
 
 
 class PlannedTask(Open):

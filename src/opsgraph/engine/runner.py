@@ -169,7 +169,8 @@ def stream_run(principal: Principal, message: str, *, thread_id: str | None = No
         if not new_thread:
             _check_thread(principal, thread_id)
         ids.log.open(ids.run_id, principal, text)
-        yield ids.make("run_started", {"thread_id": thread_id, "run_id": ids.run_id})
+        yield ids.make("run_started", {"thread_id": thread_id, "run_id": ids.run_id,
+                                       "message": text})
         turns = [*(earlier if new_thread else []), Turn(role="user", content=text)]
         yield from _drive(ctx, new_message_state(text, principal, model, turns), ids)
 
@@ -201,5 +202,6 @@ def stream_resume(principal: Principal, thread_id: str, decisions: dict[str, Any
                              f"{', '.join(decisions)}: its run was already resumed",
                              thread_id=thread_id)
         ids.log.open(ids.run_id, requester, values.request if values else "")
-        yield ids.make("run_started", {"thread_id": thread_id, "run_id": ids.run_id})
+        yield ids.make("run_started", {"thread_id": thread_id, "run_id": ids.run_id,
+                                       "resumed": sorted(decisions)})
         yield from _drive(ctx, Command(resume=resume), ids, before_finish)

@@ -179,7 +179,9 @@ export class Conversation {
   }
 
   on_run_started(data) {
-    const resumes = this.lastStatus === "awaiting_approval" && this.turns.length > 0;
+    // a run resumed by decisions says so; an older stored run is told by the status before it
+    const resumes = this.turns.length > 0 && (data.resumed !== undefined
+      ? true : data.message === undefined && this.lastStatus === "awaiting_approval");
     if (this.pendingMessage !== undefined) {
       this.pendingMessage = undefined;  // the turn was started by ask()
     } else if (!resumes) {
