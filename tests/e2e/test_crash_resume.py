@@ -40,7 +40,8 @@ from tests.e2e.scripts import refund
 AMOUNT = 100.0
 TWIN = "twin"
 TAKEOVER = ("executing", "executing")
-_UNSTABLE = frozenset({"change_id", "at", "thread_id", "run_id", "usage", "tenant_id"})
+_UNSTABLE = frozenset({"change_id", "at", "thread_id", "run_id", "usage", "tenant_id",
+                       "resumed"})  # run_started of a resumed run: the change ids
 
 
 @dataclass(frozen=True)
