@@ -34,7 +34,7 @@ CENTRES: tuple[tuple[str, str, str, Wrap], ...] = (
     ("synthesis: streamed answer (also in the floor)",
      "opsgraph.engine.model_calls", "stream_text", "generator"),
     ("ranking the request: rank_agents", "opsgraph.registry.ranker", "rank_agents", "call"),
-    ("routing plan tasks: route", "opsgraph.engine.decompose", "route", "call"),
+    ("routing plan tasks: choose_agent", "opsgraph.engine.decompose", "choose_agent", "call"),
     ("per-task model resolution: resolve_model_spec (a tenant_models read per task)",
      "opsgraph.models.overrides", "resolve_model_spec", "call"),
     ("per-task tool binding: bind_agent_tools", "opsgraph.engine.agent_run",
