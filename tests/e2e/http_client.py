@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
-from httpx_sse import connect_sse
+from httpx_sse import EventSource, connect_sse
 
 from opsgraph.auth import issue_token
 from opsgraph.principal import Channel, Principal, Role
@@ -67,12 +67,7 @@ def stream(client: httpx.Client, path: str, body: Mapping[str, Any],
     httpx-sse refuses a 200 whose content type is not `text/event-stream`.
     """
     with connect_sse(client, "POST", path, json=dict(body), headers=dict(headers or {})) as src:
-        response = src.response
-        if response.status_code != 200:
-            response.read()
-            return Streamed(response.status_code, error=response.json().get("error"))
-        events = [(sse.id, sse.event, json.loads(sse.data)) for sse in src.iter_sse()]
-    return Streamed(200, events)
+        return _read(src)
 
 
 def follow(client: httpx.Client, thread_id: str, headers: Mapping[str, str],
@@ -81,9 +76,13 @@ def follow(client: httpx.Client, thread_id: str, headers: Mapping[str, str],
     ends the stream (its run finished, or none was going on)."""
     sent = {**headers, **({"Last-Event-ID": last_event_id} if last_event_id else {})}
     with connect_sse(client, "GET", f"/v1/threads/{thread_id}/events", headers=sent) as src:
-        response = src.response
-        if response.status_code != 200:
-            response.read()
-            return Streamed(response.status_code, error=response.json().get("error"))
-        events = [(sse.id, sse.event, json.loads(sse.data)) for sse in src.iter_sse()]
-    return Streamed(200, events)
+        return _read(src)
+
+
+def _read(src: EventSource) -> Streamed:
+    """The stream's events to its end, or the JSON error of a response that is not 200."""
+    response = src.response
+    if response.status_code != 200:
+        response.read()
+        return Streamed(response.status_code, error=response.json().get("error"))
+    return Streamed(200, [(sse.id, sse.event, json.loads(sse.data)) for sse in src.iter_sse()])

@@ -35,7 +35,7 @@ from typing import Any
 
 from opsgraph.bench.drive import BenchFailure
 from opsgraph.bench.environment import BenchEnv
-from opsgraph.bench.report import Row
+from opsgraph.bench.report import Row, cpu_ratio_row
 from opsgraph.bench.scripts import fanout_script
 
 STAGES = ("baseline", "import", "health", "request")
@@ -186,18 +186,6 @@ def _token(issue: Any, env: BenchEnv) -> str:
     return token
 
 
-def _row(name: str, ours: tuple[float, float], base: tuple[float, float],
-         limit: float | None, note: str) -> Row:
-    return Row(case="9", name=name,
-               measured={"cpu_ms": round(ours[1] * 1000, 1), "wall_ms": round(ours[0] * 1000, 1),
-                         "baseline_cpu_ms": round(base[1] * 1000, 1),
-                         "baseline_wall_ms": round(base[0] * 1000, 1)},
-               summary=(f"{ours[1] * 1000:.0f} ms vs {base[1] * 1000:.0f} ms CPU (wall "
-                        f"{ours[0] * 1000:.0f} vs {base[0] * 1000:.0f})"),
-               ratio=ours[1] / base[1], limit=limit,
-               target=f"≤ {limit}" if limit is not None else "reported", note=note)
-
-
 def coldstart_rows(env: BenchEnv, repeats: int) -> list[Row]:
     """The three stages against `import langgraph.graph`, best of `repeats` each."""
     best = {stage: (float("inf"), float("inf")) for stage in STAGES}
@@ -211,12 +199,15 @@ def coldstart_rows(env: BenchEnv, repeats: int) -> list[Row]:
     conditions = (f"fresh interpreter, read-only byte-compiled package, "
                   f"PYTHONDONTWRITEBYTECODE=1, best of {repeats}")
     return [
-        _row("cold start: handler module import", best["import"], base, HANDLER_TARGET,
-             f"import opsgraph.api.lambda_web ÷ import langgraph.graph; {conditions}"),
-        _row("cold start: first /health", best["health"], base, HEALTH_TARGET,
-             "import, uvicorn, init (settings, client, indexes), app startup, GET /health "
-             f"÷ import langgraph.graph; {conditions}"),
-        _row("cold start: first full request", best["request"], base, None,
-             "all of the above + POST /v1/runs (one scripted task) streamed to its end ÷ "
-             f"import langgraph.graph; {conditions}"),
+        cpu_ratio_row(
+            "9", "cold start: handler module import", best["import"], base, HANDLER_TARGET,
+            f"import opsgraph.api.lambda_web ÷ import langgraph.graph; {conditions}"),
+        cpu_ratio_row(
+            "9", "cold start: first /health", best["health"], base, HEALTH_TARGET,
+            "import, uvicorn, init (settings, client, indexes), app startup, GET /health "
+            f"÷ import langgraph.graph; {conditions}"),
+        cpu_ratio_row(
+            "9", "cold start: first full request", best["request"], base, None,
+            "all of the above + POST /v1/runs (one scripted task) streamed to its end ÷ "
+            f"import langgraph.graph; {conditions}"),
     ]

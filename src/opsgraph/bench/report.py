@@ -56,6 +56,19 @@ class Report:
                 "errors": self.errors, "elapsed_s": round(self.elapsed_s, 1)}
 
 
+def cpu_ratio_row(case: str, name: str, ours: tuple[float, float], base: tuple[float, float],
+                  limit: float | None, note: str) -> Row:
+    """A row judged on CPU time, ours ÷ a baseline's, both given as (wall, CPU) seconds."""
+    return Row(case=case, name=name,
+               measured={"cpu_ms": round(ours[1] * 1000, 1), "wall_ms": round(ours[0] * 1000, 1),
+                         "baseline_cpu_ms": round(base[1] * 1000, 1),
+                         "baseline_wall_ms": round(base[0] * 1000, 1)},
+               summary=(f"{ours[1] * 1000:.0f} ms vs {base[1] * 1000:.0f} ms CPU (wall "
+                        f"{ours[0] * 1000:.0f} vs {base[0] * 1000:.0f})"),
+               ratio=ours[1] / base[1], limit=limit,
+               target=f"≤ {limit}" if limit is not None else "reported", note=note)
+
+
 def _verdict(row: Row) -> str:
     return {True: "pass", False: "FAIL", None: "info"}[row.passed]
 
