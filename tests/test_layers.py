@@ -27,6 +27,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("principal",),
     ("gates", "auth"),
     ("store",),
+    ("knowledge",),
     ("audit",),
     ("operations",),
     ("tools", "registry", "models"),
