@@ -29,7 +29,7 @@ def requests(n: int) -> list[str]:
 
 def ranker_row(n: int) -> Row:
     """Mean and p95 milliseconds of `rank_agents` over `n` different requests."""
-    from opsgraph.registry.embeddings import get_embedder
+    from opsgraph.knowledge.embeddings import get_embedder
     from opsgraph.registry.ranker import rank_agents, warm
 
     warm()

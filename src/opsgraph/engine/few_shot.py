@@ -63,7 +63,7 @@ def closest(scope: TenantScope, agent: str, text: str, k: int = MAX_SHOWN) -> li
         return []
     import numpy as np
 
-    from opsgraph.registry.embeddings import get_embedder
+    from opsgraph.knowledge.embeddings import get_embedder
 
     query = get_embedder().embed_query(text)
     scored = [(float(np.dot(query, np.asarray(d["embedding"], dtype=np.float32))), d)

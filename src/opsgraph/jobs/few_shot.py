@@ -262,7 +262,7 @@ def _store(scope: TenantScope, keep: list[Candidate], now: datetime) -> int:
     new = [c for c in keep if (c.agent, c.fingerprint) not in stored]
     vectors: list[list[float]] = []
     if new:
-        from opsgraph.registry.embeddings import get_embedder
+        from opsgraph.knowledge.embeddings import get_embedder
 
         texts = [search_form(c.text) for c in new]
         vectors = [[float(x) for x in row] for row in get_embedder().embed(texts)]

@@ -6,7 +6,6 @@
     matrix.py         capability matrix (verb, domain) → agents; route()
     prompt.py         system prompts and the planner's capability summary
     schema.py         agents/schema.json (`python -m opsgraph.registry.schema`)
-    embeddings.py     all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime, imported on first use
     ranker.py         rank_agents: request → best agents, agent vectors cached per version
     routing_eval.py   top-1 / top-3 routing quality on evals/datasets/routing.yaml
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from opsgraph.registry.embeddings import get_embedder
+from opsgraph.knowledge.embeddings import get_embedder
 from opsgraph.registry.keywords import KeywordIndex
 from opsgraph.registry.loader import get_registry
 from opsgraph.registry.registry import Registry
@@ -28,7 +28,7 @@ from opsgraph.registry.spec import AgentSpec
 from opsgraph.settings import get_settings
 
 if TYPE_CHECKING:
-    from opsgraph.registry.embeddings import Vectors
+    from opsgraph.knowledge.embeddings import Vectors
 
 log = logging.getLogger(__name__)
 _QUOTED = re.compile(r'"([^"]+)"')
@@ -146,7 +146,7 @@ def _read_cache(path: Path, texts: list[str]) -> Vectors | None:
     """Cached vectors when they fit `texts` (shape, dtype, spot-check of one row)."""
     import numpy as np
 
-    from opsgraph.registry.embeddings import DIMENSIONS
+    from opsgraph.knowledge.embeddings import DIMENSIONS
 
     try:
         vectors = np.load(path, allow_pickle=False)

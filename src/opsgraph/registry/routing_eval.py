@@ -14,8 +14,8 @@ from typing import Any
 import yaml
 
 from opsgraph.errors import BadInput
+from opsgraph.knowledge.embeddings import get_embedder
 from opsgraph.principal import DOMAINS, VERBS
-from opsgraph.registry.embeddings import get_embedder
 from opsgraph.registry.loader import get_registry
 from opsgraph.registry.ranker import Ranked, rank_agents, warm
 from opsgraph.registry.registry import Registry
