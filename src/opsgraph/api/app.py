@@ -245,7 +245,10 @@ def create_app(*, check_registry: bool = True) -> Starlette:
         gc.freeze()
         yield
 
-    return Starlette(routes=ROUTES, lifespan=lifespan,
+    from opsgraph.api.mcp_user import McpUser
+
+    # MCP is not a JSON route: served beside ROUTES (and /openapi.json), not in them
+    return Starlette(routes=[*ROUTES, Route("/mcp/user", McpUser())], lifespan=lifespan,
                      middleware=[Middleware(RequestIds), Middleware(BodyCap)],
                      exception_handlers={
         OpsgraphError: opsgraph_error, HTTPException: http_error, Exception: unexpected_error})

@@ -1,0 +1,226 @@
+"""MCP for external agents at `/mcp/user` (streamable HTTP, the official `mcp` SDK).
+
+Who calls: the same bearer tokens as the HTTP API (no token → a visitor of the default
+tenant); the principal's channel becomes `mcp` (an `email` token stays read-only). A bad
+token is 401 with opsgraph's JSON error body, before any MCP message is read.
+
+Tools: every read operation the caller may use (`gates.operation_decision`), bound by
+`tools.binding.bind_agent_tools` exactly as an agent's tools are: the same names
+(`members.search` → `members_search`), the same input schemas (`BoundTool.schema()`) and
+the same guarded function (`tools.guard`), whose outcome comes back as the text the agent's
+model reads (`ToolOutcome.for_model`) and as structured content `{ok, data|error}`. A call
+of a tool the caller was not offered goes through the same guard, so it is refused with
+the words a chat agent gets. Plus `ask`: one supervisor run (`engine.runner.stream_run`),
+answered with its text, sources and pending changes (writes wait for a manager).
+
+Stateless: each HTTP request gets its own session manager, run for that request only, so
+nothing needs the app's lifespan (mangum runs without one) and the SDK is imported on the
+first MCP request, not when the app is.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.types import Receive, Scope, Send
+
+from opsgraph.api.error_responses import error_response
+from opsgraph.api.principals import principal_of, tenant_exists
+from opsgraph.errors import BadInput, OpsgraphError
+from opsgraph.principal import Channel, Principal
+
+if TYPE_CHECKING:
+    from mcp.server import Server, ServerRequestContext
+    from mcp_types import (
+        CallToolRequestParams,
+        CallToolResult,
+        ListToolsResult,
+        PaginatedRequestParams,
+    )
+
+    from opsgraph.tools.contract import BoundTool
+
+PRINCIPAL_KEY = "opsgraph.principal"
+"""Where the authenticated caller rides in the ASGI scope to the MCP handlers."""
+
+ASK = "ask"
+ASK_DESCRIPTION = (
+    "Ask the operations assistant in plain words: one supervisor run over the agents you "
+    "may use. Returns the answer, its sources, and any pending changes with their ids "
+    "(writes are never applied here: they wait for a manager's decision).")
+
+
+def ask_schema() -> dict[str, Any]:
+    """The input schema of `ask`: the message, and a thread to continue."""
+    from opsgraph.api.limits import MAX_MESSAGE_CHARS
+
+    return {"type": "object", "additionalProperties": False, "required": ["message"],
+            "properties": {
+                "message": {"type": "string", "minLength": 1, "maxLength": MAX_MESSAGE_CHARS,
+                            "description": "the request, as a person would write it"},
+                "thread_id": {"type": "string",
+                              "description": "continue this thread (from an earlier ask)"}}}
+
+
+def mcp_principal(principal: Principal) -> Principal:
+    """The caller as seen over MCP: channel `mcp`, unless the token is read-only email."""
+    if principal.channel is Channel.EMAIL:
+        return principal
+    return dataclasses.replace(principal, channel=Channel.MCP)
+
+
+def user_tools(principal: Principal) -> dict[str, BoundTool]:
+    """The caller's MCP tools but `ask`: the read operations the gates let them call, bound
+    by the agents' own binding (knowledge tools only with a non-empty knowledge base)."""
+    from opsgraph.gates import operation_decision
+    from opsgraph.operations.base import Context
+    from opsgraph.operations.catalogue import CATALOGUE
+    from opsgraph.operations.invoke import plan_of
+    from opsgraph.store.scope import TenantScope
+    from opsgraph.tools.binding import bind_agent_tools
+
+    ctx = Context(TenantScope.of(principal), principal)
+    plan = plan_of(ctx.scope)
+    reads = [op.id for op in CATALOGUE.values()
+             if op.kind == "read" and operation_decision(principal, op, plan)]
+    return bind_agent_tools(ctx, reads, plan)
+
+
+def call_user_tool(principal: Principal, name: str, args: dict[str, Any]) -> tuple[bool, str, Any]:
+    """(ok, the agent's tool message, `{ok, data|error}`) of one call of tool `name`.
+
+    A read the caller was not offered still goes through the agents' guard, which refuses
+    it as it would in chat; a write operation is not an MCP tool (ask for it instead)."""
+    from opsgraph.operations.base import Context
+    from opsgraph.operations.catalogue import get_operation
+    from opsgraph.operations.invoke import plan_of
+    from opsgraph.store.scope import TenantScope
+    from opsgraph.tools.binding import bind_agent_tools
+
+    tool = user_tools(principal).get(name)
+    if tool is None:
+        op = get_operation(name)  # NotFound naming the known operations
+        if op.kind != "read":
+            raise BadInput(f"{name} changes records: it is not an MCP tool; use '{ASK}' to "
+                           "propose the change for a manager to approve")
+        ctx = Context(TenantScope.of(principal), principal)
+        tool = bind_agent_tools(ctx, [op.id], plan_of(ctx.scope)).get(op.tool_name)
+        if tool is None:
+            raise BadInput(f"{name}: the knowledge base is empty")
+    outcome = tool.call(args)
+    body = {"ok": outcome.ok, "data" if outcome.ok else "error": outcome.content}
+    return outcome.ok, outcome.for_model(), json.loads(json.dumps(body, default=str))
+
+
+def ask(principal: Principal, message: str, thread_id: str | None) -> dict[str, Any]:
+    """One supervisor run, as `POST /v1/runs` makes it (limits, demo scripts, metering),
+    read to its end: `{thread_id, status, answer, sources, pending_changes, error?}`."""
+    from opsgraph.api.limits import RUN_SLOTS, check_budget, check_message, metered
+    from opsgraph.engine.runner import stream_run
+    from opsgraph.models.demo import script_for
+
+    check_message(message)
+    check_budget(principal)
+    RUN_SLOTS.take(principal)  # given back by `metered` when the run ends
+    try:
+        model = script_for(principal, message)
+        events = stream_run(principal, message, thread_id=thread_id, model=model)
+    except BaseException:
+        RUN_SLOTS.give_back(principal)
+        raise
+    out: dict[str, Any] = {"thread_id": thread_id, "status": None, "answer": None,
+                           "sources": [], "pending_changes": []}
+    for event in metered(events, principal, slot=True):
+        data = event.data
+        if event.event == "run_started":
+            out["thread_id"] = data["thread_id"]
+        elif event.event == "answer":
+            out["answer"], out["sources"] = data.get("text"), data.get("sources") or []
+        elif event.event == "approval_required":
+            out["pending_changes"] = data.get("changes") or []
+        elif event.event == "error":
+            out["error"] = {"code": data.get("code"), "message": data.get("message")}
+        elif event.event == "run_finished":
+            out["status"] = data.get("status")
+    result: dict[str, Any] = json.loads(json.dumps(out, default=str))
+    return result
+
+
+def _principal(ctx: ServerRequestContext[Any, Any]) -> Principal:
+    request = ctx.request
+    principal = getattr(request, "scope", {}).get(PRINCIPAL_KEY)
+    if not isinstance(principal, Principal):  # only reached through `McpUser`
+        raise RuntimeError("MCP request without an authenticated caller")
+    return principal
+
+
+@lru_cache(maxsize=1)
+def mcp_server() -> Server[Any]:
+    """The low-level MCP server: tools listed and called per caller."""
+    import mcp_types as types
+    from mcp.server import Server
+
+    async def list_tools(ctx: ServerRequestContext[Any, Any],
+                         params: PaginatedRequestParams | None) -> ListToolsResult:
+        tools = await run_in_threadpool(user_tools, _principal(ctx))
+        listed = [types.Tool(name=name, description=tool.description,
+                             input_schema=tool.schema()["parameters"])
+                  for name, tool in tools.items()]
+        listed.append(types.Tool(name=ASK, description=ASK_DESCRIPTION,
+                                 input_schema=ask_schema()))
+        return types.ListToolsResult(tools=listed)
+
+    async def call_tool(ctx: ServerRequestContext[Any, Any],
+                        params: CallToolRequestParams) -> CallToolResult:
+        principal = _principal(ctx)
+        args = dict(params.arguments or {})
+        try:
+            if params.name == ASK:
+                message, thread_id = args.get("message"), args.get("thread_id")
+                if not isinstance(message, str) or not message.strip():
+                    raise BadInput("message: a non-empty string is required")
+                if thread_id is not None and not isinstance(thread_id, str):
+                    raise BadInput("thread_id: must be a string")
+                out = await run_in_threadpool(ask, principal, message, thread_id)
+                failed = out["status"] == "failed"
+                return types.CallToolResult(
+                    content=[types.TextContent(text=json.dumps(out, ensure_ascii=False))],
+                    structured_content=out, is_error=failed)
+            ok, text, body = await run_in_threadpool(call_user_tool, principal, params.name,
+                                                     args)
+            return types.CallToolResult(content=[types.TextContent(text=text)],
+                                        structured_content=body, is_error=not ok)
+        except OpsgraphError as exc:
+            body = exc.to_json()
+            return types.CallToolResult(content=[types.TextContent(text=exc.message)],
+                                        structured_content=body, is_error=True)
+
+    return Server("opsgraph-user", instructions=(
+        "opsgraph: the read operations and knowledge tools your role may use, and 'ask' "
+        "for anything in plain words. Changes are proposed for a manager, never applied."),
+        on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+class McpUser:
+    """The ASGI app mounted at `/mcp/user`: authenticate, then hand the request to a
+    stateless session manager of its own."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":  # lifespan and websockets are not ours to serve
+            return
+        try:
+            principal = mcp_principal(principal_of(Request(scope)))
+            await run_in_threadpool(tenant_exists, principal)
+        except OpsgraphError as exc:
+            await error_response(exc)(scope, receive, send)
+            return
+        from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+
+        manager = StreamableHTTPSessionManager(mcp_server(), stateless=True, json_response=True)
+        async with manager.run():
+            await manager.handle_request({**scope, PRINCIPAL_KEY: principal}, receive, send)
