@@ -2,7 +2,10 @@
 tools an external agent sees are the built-in agents' tools for the same principal (names,
 input schemas, results, refusals), `ask` runs the supervisor, and a bad token is 401.
 
-The agents' side is computed here, in-process, on the same database the server uses."""
+The agents' side is computed here, in-process, on the same database the server uses: the
+agents' binding of the read operations the gates allow (every read tool a registry agent
+holds is among them; an operation no agent holds yet, such as a new knowledge tool, is
+still offered over MCP, bound the same way)."""
 
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 
 from opsgraph.gates import operation_decision
 from opsgraph.operations.base import Context
+from opsgraph.operations.catalogue import CATALOGUE
 from opsgraph.operations.invoke import plan_of
 from opsgraph.principal import Channel, Principal, Role
 from opsgraph.registry.loader import get_registry
@@ -54,17 +58,24 @@ def context(who: Principal) -> Context:
     return Context(TenantScope.of(who), who)
 
 
-def agents_tools(who: Principal) -> dict[str, BoundTool]:
-    """The read tools the built-in agents are bound with for `who`, over every agent, that
-    the gates let `who` call."""
+def bound_reads(who: Principal) -> dict[str, BoundTool]:
+    """The agents' binding (`bind_agent_tools`) of every read operation of the catalogue
+    that the gates let `who` call: what an agent holding those tools is handed."""
     ctx = context(who)
     plan = plan_of(ctx.scope)
-    tools: dict[str, BoundTool] = {}
-    for agent in get_registry().agents.values():
-        for name, tool in bind_agent_tools(ctx, agent.tools, plan).items():
-            if tool.kind == "read" and operation_decision(who, tool.operation, plan):
-                tools[name] = tool
-    return tools
+    reads = [op.id for op in CATALOGUE.values()
+             if op.kind == "read" and operation_decision(who, op, plan)]
+    return bind_agent_tools(ctx, reads, plan)
+
+
+def agents_reads(who: Principal) -> set[str]:
+    """The read tools the built-in agents of the registry are bound with for `who`, over
+    every agent, that the gates let `who` call."""
+    ctx = context(who)
+    plan = plan_of(ctx.scope)
+    return {name for agent in get_registry().agents.values()
+            for name, tool in bind_agent_tools(ctx, agent.tools, plan).items()
+            if tool.kind == "read" and operation_decision(who, tool.operation, plan)}
 
 
 def agent_call(who: Principal, tool_name: str, args: dict[str, Any]) -> str:
@@ -87,7 +98,7 @@ def test_tools_are_the_agents_tools_with_the_same_schemas_results_and_refusals(
 
     for role in (Role.STAFF, Role.MEMBER):
         who = principal(role)
-        expected = agents_tools(who)
+        expected = bound_reads(who)
 
         async def session_body(session: ClientSession) -> tuple[dict[str, Any], Any, Any]:
             tools = await listed(session)
@@ -97,6 +108,7 @@ def test_tools_are_the_agents_tools_with_the_same_schemas_results_and_refusals(
 
         tools, avail, found = over_mcp(server, bearer(role.value), session_body)
         assert set(tools) == {*expected, "ask"}, (role, sorted(tools))
+        assert agents_reads(who) <= set(tools), (role, agents_reads(who) - set(tools))
         for name, tool in expected.items():
             schema = tool.schema()
             assert tools[name].input_schema == schema["parameters"], (role, name)
@@ -120,7 +132,9 @@ def test_tools_are_the_agents_tools_with_the_same_schemas_results_and_refusals(
 
 def test_visitors_get_the_visitor_tools_and_a_bad_token_is_401(server: AppServer) -> None:
     tools = over_mcp(server, {}, listed)
-    assert set(tools) == {*agents_tools(Principal.visitor("demo", Channel.MCP)), "ask"}
+    visitor = Principal.visitor("demo", Channel.MCP)
+    assert set(tools) == {*bound_reads(visitor), "ask"}
+    assert agents_reads(visitor) <= set(tools)
     assert "bookings_availability" in tools and "members_search" not in tools
 
     initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
