@@ -1,0 +1,305 @@
+"""Hybrid search over a tenant's knowledge: BM25 by words, MiniLM by meaning, fused by rank.
+
+What is searched (an `Entry`): every section of every document in the `knowledge`
+collection (`documents.stored_sections`), and every object of the `catalogue` collection
+written out as text (its name, type and fields). Each entry keeps the fields a filter may
+test: a section has `tags`, `slug`, `document` and `title` of its document; an object has
+its own stored fields (`type`, `name`, ...).
+
+- BM25 (`bm25s`, Lucene's variant) over lowercased words without English stop words, each
+  word lightly stemmed (plural and common suffixes), title words counted twice.
+- Vectors: the MiniLM embedder of `knowledge.embeddings`, cosine similarity; only entries
+  at least `MIN_SIMILARITY` alike count as matches, so a query about nothing in the base
+  finds nothing.
+- Hybrid: reciprocal rank fusion, `sum(1 / (RRF_K + rank))` over both rankings (k = 60,
+  ranks from 1), ties broken by entry id so results are stable.
+
+An `Index` is built per tenant and state of its knowledge: the key is the tenant, its
+`knowledge_version` and a digest of the entries' text and fields, so an edit that forgot
+to bump the version still rebuilds. The last few indexes stay cached in process; section
+vectors are cached by text, so a rebuild after one document changes embeds only that
+document's new sections.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from opsgraph.knowledge.documents import knowledge_version, stored_sections
+from opsgraph.store.scope import TenantScope
+
+if TYPE_CHECKING:
+    from opsgraph.knowledge.embeddings import Vectors
+
+Document = dict[str, Any]
+Method = Literal["hybrid", "bm25", "vector"]
+METHODS: tuple[Method, ...] = ("hybrid", "bm25", "vector")
+RRF_K = 60
+MIN_SIMILARITY = 0.3
+"""Cosine similarity below which an entry is not a match by meaning (MiniLM puts unrelated
+short texts around 0 to 0.2)."""
+CATALOGUE = "catalogue"
+_CACHE_SIZE = 8
+_VECTOR_CACHE_SIZE = 20_000
+_WORD = re.compile(r"\w+", re.UNICODE)
+_SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ed", "es", "s")
+
+
+def stem(word: str) -> str:
+    """A light English stem: "cancellations" → "cancell", "bookings" → "book",
+    "classes" → "class", "trampolines" → "trampoline"."""
+    for suffix in _SUFFIXES:
+        if not word.endswith(suffix) or len(word) - len(suffix) < 3:
+            continue
+        base = word[: -len(suffix)]
+        if suffix == "ies":
+            return base + "y"
+        if suffix == "es" and not base.endswith(("s", "x", "ch", "sh")):
+            continue  # "trampolines": only the s goes
+        if suffix == "s" and base.endswith(("s", "u", "i")):
+            return word  # "class", "bus", "taxis"
+        return base
+    return word
+
+
+def _stopwords() -> frozenset[str]:
+    from bm25s.stopwords import STOPWORDS_EN
+
+    return frozenset(STOPWORDS_EN)
+
+
+def words(text: str, stopwords: frozenset[str]) -> list[str]:
+    """The stemmed words BM25 counts (lowercase, stop words left out)."""
+    return [stem(w) for w in _WORD.findall(text.lower()) if w not in stopwords]
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One searchable thing: a document's section or a catalogue object."""
+
+    id: str  # a section id (`slug#path`) or a catalogue object's id
+    kind: Literal["section", "object"]
+    document: str  # the stored document's id; for an object, its own id
+    title: str  # the section's title, or the object's name
+    text: str
+    fields: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def searchable(self) -> str:
+        """What both rankers read: the title twice (it says what the text is about)."""
+        context = self.fields.get("title") if self.kind == "section" else self.fields.get("type")
+        return f"{self.title}\n{self.title}\n{context or ''}\n{self.text}"
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    entry: Entry
+    score: float  # fused score (hybrid), BM25 score or cosine similarity
+    bm25_rank: int | None  # 1-based, None when BM25 found no word of the query
+    vector_rank: int | None  # 1-based, None when below MIN_SIMILARITY
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, list | tuple):
+        return ", ".join(_scalar(v) for v in value)
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {_scalar(v)}" for k, v in value.items())
+    return str(value)
+
+
+def section_entries(doc: Document) -> list[Entry]:
+    """A stored document's sections as entries."""
+    fields = {"document": str(doc["_id"]), "slug": doc.get("slug"), "title": doc.get("title"),
+              "tags": list(doc.get("tags") or [])}
+    out = []
+    for s in stored_sections(doc):
+        heading = " > ".join(s.path) if s.path else s.title
+        out.append(Entry(s.id, "section", str(doc["_id"]), heading, s.text, fields))
+    return out
+
+
+_OBJECT_HIDDEN = frozenset({"_id", "tenant_id", "search_keys", "version"})
+
+
+def object_entry(obj: Document) -> Entry:
+    """A catalogue object as an entry: its name, then one `field: value` line per field."""
+    fields = {k: v for k, v in obj.items() if k not in _OBJECT_HIDDEN}
+    name = str(obj.get("name") or obj.get("title") or obj["_id"])
+    lines = [f"{k}: {_scalar(v)}" for k, v in fields.items() if k not in ("name", "title")]
+    return Entry(str(obj["_id"]), "object", str(obj["_id"]), name, "\n".join(lines), fields)
+
+
+def matches(entry: Entry, filters: Mapping[str, Any]) -> bool:
+    """Every filter holds: the entry's field equals the value (text compared without case)
+    or, for a list field, holds it. A field the entry lacks fails its filter."""
+    for key, wanted in filters.items():
+        if key not in entry.fields:
+            return False
+        have = entry.fields[key]
+        values = have if isinstance(have, list | tuple) else [have]
+        if not any(_same(v, wanted) for v in values):
+            return False
+    return True
+
+
+def _same(have: Any, wanted: Any) -> bool:
+    if isinstance(have, str) and isinstance(wanted, str):
+        return have.casefold() == wanted.strip().casefold()
+    if isinstance(have, bool) or isinstance(wanted, bool):
+        return have is wanted
+    return bool(have == wanted)
+
+
+def rrf(rankings: Iterable[Sequence[int]], k: int = RRF_K) -> dict[int, float]:
+    """Reciprocal rank fusion: position → sum over rankings of 1 / (k + rank)."""
+    fused: dict[int, float] = {}
+    for ranking in rankings:
+        for rank, position in enumerate(ranking, start=1):
+            fused[position] = fused.get(position, 0.0) + 1.0 / (k + rank)
+    return fused
+
+
+class Index:
+    """BM25 and vectors over a fixed list of entries."""
+
+    def __init__(self, entries: Sequence[Entry],
+                 embed: Callable[[Sequence[str]], Vectors] | None = None,
+                 embed_query: Callable[[str], Vectors] | None = None) -> None:
+        import bm25s
+
+        self.entries = tuple(entries)
+        self._stopwords = _stopwords()
+        self._bm25 = bm25s.BM25()
+        self._empty = not self.entries
+        if not self._empty:
+            corpus = [words(e.searchable, self._stopwords) or [""] for e in self.entries]
+            self._bm25.index(corpus, show_progress=False)
+        self._embed_query = embed_query
+        self._vectors: Vectors | None = (
+            embed([e.searchable for e in self.entries])
+            if embed is not None and not self._empty else None)
+
+    def bm25(self, query: str) -> list[tuple[int, float]]:
+        """(position, score) of entries sharing a word with the query, best first."""
+        terms = words(query, self._stopwords)
+        if self._empty or not terms:
+            return []
+        scores = self._bm25.get_scores(terms)
+        found = [(i, float(s)) for i, s in enumerate(scores) if s > 0]
+        return sorted(found, key=lambda p: (-p[1], self.entries[p[0]].id))
+
+    def vector(self, query: str) -> list[tuple[int, float]]:
+        """(position, cosine) of entries alike in meaning, best first."""
+        if self._vectors is None or self._embed_query is None or not query.strip():
+            return []
+        sims = self._vectors @ self._embed_query(query)
+        found = [(i, float(s)) for i, s in enumerate(sims) if s >= MIN_SIMILARITY]
+        return sorted(found, key=lambda p: (-p[1], self.entries[p[0]].id))
+
+    def search(self, query: str, *, limit: int = 5, filters: Mapping[str, Any] | None = None,
+               method: Method = "hybrid") -> list[Hit]:
+        """The best entries for the query among those the filters keep."""
+        def keep(position: int) -> bool:
+            return not filters or matches(self.entries[position], filters)
+
+        lexical = [p for p in self.bm25(query) if keep(p[0])] if method != "vector" else []
+        semantic = [p for p in self.vector(query) if keep(p[0])] if method != "bm25" else []
+        b_rank = {i: r for r, (i, _) in enumerate(lexical, start=1)}
+        v_rank = {i: r for r, (i, _) in enumerate(semantic, start=1)}
+        if method == "bm25":
+            scored = lexical
+        elif method == "vector":
+            scored = semantic
+        else:
+            fused = rrf([[i for i, _ in lexical], [i for i, _ in semantic]])
+            scored = sorted(fused.items(), key=lambda p: (-p[1], self.entries[p[0]].id))
+        return [Hit(self.entries[i], s, b_rank.get(i), v_rank.get(i)) for i, s in scored[:limit]]
+
+
+# ── the per-tenant cache ─────────────────────────────────────────────────────────────────
+
+_indexes: OrderedDict[tuple[str, int, str], Index] = OrderedDict()
+_vector_cache: OrderedDict[str, Any] = OrderedDict()
+_lock = threading.Lock()
+
+
+def _embed_cached(texts: Sequence[str]) -> Vectors:
+    """Vectors of texts, embedding only those not seen before (by text digest)."""
+    import numpy as np
+
+    from opsgraph.knowledge.embeddings import DIMENSIONS, get_embedder
+
+    keys = [hashlib.sha256(t.encode()).hexdigest() for t in texts]
+    with _lock:
+        missing = sorted({k: t for k, t in zip(keys, texts, strict=True)
+                          if k not in _vector_cache}.items())
+    if missing:
+        fresh = get_embedder().embed([t for _, t in missing])
+        with _lock:
+            for (k, _), vector in zip(missing, fresh, strict=True):
+                _vector_cache[k] = vector
+            while len(_vector_cache) > _VECTOR_CACHE_SIZE:
+                _vector_cache.popitem(last=False)
+    out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
+    with _lock:
+        for row, k in enumerate(keys):
+            vector = _vector_cache.get(k)
+            if vector is None:  # evicted by a concurrent build: embed it again
+                vector = get_embedder().embed([texts[row]])[0]
+            out[row] = vector
+    return out
+
+
+def _embed_query(text: str) -> Vectors:
+    from opsgraph.knowledge.embeddings import get_embedder
+
+    return get_embedder().embed_query(text)
+
+
+def entries_of(scope: TenantScope) -> list[Entry]:
+    """Every section and catalogue object of the tenant, in a stable order."""
+    out: list[Entry] = []
+    for doc in scope["knowledge"].find({}, sort=[("_id", 1)]):
+        out.extend(section_entries(doc))
+    out.extend(object_entry(o) for o in scope[CATALOGUE].find({}, sort=[("_id", 1)]))
+    return out
+
+
+def _digest(entries: Sequence[Entry]) -> str:
+    payload = [(e.id, e.kind, e.title, e.text, sorted((k, _scalar(v)) for k, v in e.fields.items()))
+               for e in entries]
+    return hashlib.sha256(json.dumps(payload, default=str).encode()).hexdigest()
+
+
+def index_for(scope: TenantScope) -> Index:
+    """The tenant's index for its knowledge as it is now, built on first use and cached."""
+    entries = entries_of(scope)
+    key = (scope.tenant_id, knowledge_version(scope), _digest(entries))
+    with _lock:
+        cached = _indexes.get(key)
+        if cached is not None:
+            _indexes.move_to_end(key)
+            return cached
+    built = Index(entries, _embed_cached, _embed_query)
+    with _lock:
+        _indexes[key] = built
+        while len(_indexes) > _CACHE_SIZE:
+            _indexes.popitem(last=False)
+    return built
+
+
+def recall_at(index: Index, questions: Sequence[tuple[str, str]], method: Method,
+              k: int = 5) -> float:
+    """Share of (question, right entry id) pairs whose right entry is in the top `k`."""
+    if not questions:
+        raise ValueError("recall needs at least one labelled question")
+    found = sum(any(h.entry.id == want for h in index.search(q, limit=k, method=method))
+                for q, want in questions)
+    return found / len(questions)
