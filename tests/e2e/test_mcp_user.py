@@ -29,7 +29,7 @@ from opsgraph.tools.binding import bind_agent_tools
 from opsgraph.tools.contract import BoundTool
 from tests.e2e.app_process import AppServer
 from tests.e2e.http_client import bearer
-from tests.e2e.scripts import opening_hours, phone_update
+from tests.e2e.scripts import call, opening_hours, phone_update, task
 
 T = TypeVar("T")
 
@@ -130,7 +130,8 @@ def test_tools_are_the_agents_tools_with_the_same_schemas_results_and_refusals(
                 "ok": False, "error": "members.search needs one of: manager, staff"}
 
 
-def test_visitors_get_the_visitor_tools_and_a_bad_token_is_401(server: AppServer) -> None:
+def test_visitors_get_the_visitor_tools_writes_are_not_tools_and_a_bad_token_is_401(
+        server: AppServer) -> None:
     tools = over_mcp(server, {}, listed)
     visitor = Principal.visitor("demo", Channel.MCP)
     assert set(tools) == {*bound_reads(visitor), "ask"}
@@ -140,6 +141,15 @@ def test_visitors_get_the_visitor_tools_and_a_bad_token_is_401(server: AppServer
     initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {},
         "clientInfo": {"name": "test", "version": "0"}}}
+    async def refused(session: ClientSession) -> list[Any]:
+        return [await session.call_tool(name, args) for name, args in (
+            ("members_update", {"member": "Emily Chen", "changes": {"phone": "+44 1"}}),
+            ("members_frobnicate", {}))]
+
+    write, unknown = over_mcp(server, bearer("manager"), refused)
+    assert write.is_error and "use 'ask'" in write.content[0].text, write.content
+    assert unknown.is_error and "no operation 'members_frobnicate'" in unknown.content[0].text
+
     forged = bearer("staff")["Authorization"][:-4] + "AAAA"
     with server.client() as http:
         for header in (forged, "Bearer nope", "Basic abc"):
@@ -147,9 +157,14 @@ def test_visitors_get_the_visitor_tools_and_a_bad_token_is_401(server: AppServer
                 "Authorization": header, "Accept": "application/json, text/event-stream"})
             assert response.status_code == 401, (header, response.text)
             assert response.json()["error"]["code"] == "unauthorized"
+        gone = http.post("/mcp/user", json=initialize, headers={
+            **bearer("staff", tenant="no_such_tenant"),
+            "Accept": "application/json, text/event-stream"})
+        assert gone.status_code == 404, gone.text
 
 
-def test_ask_answers_and_a_write_waits_for_a_manager(server: AppServer, demo_db: Any) -> None:
+def test_ask_answers_with_sources_and_a_write_waits_for_a_manager(
+        server: AppServer, demo_db: Any) -> None:
     async def ask(session: ClientSession) -> Any:
         return await session.call_tool("ask", {"message": "Please see to it."})
 
@@ -160,6 +175,16 @@ def test_ask_answers_and_a_write_waits_for_a_manager(server: AppServer, demo_db:
     assert out["status"] == "completed", out
     assert out["answer"] == "We open at 6am on weekdays."
     assert out["pending_changes"] == [] and out["thread_id"].startswith("th_")
+
+    server.write_script({
+        "plan": {"tasks": [task("t1", "members", "get", "Look up Emily Chen")]},
+        "turns": {"t1": [call("members_get", member="Emily Chen"),
+                         {"content": "Emily Chen is a member."}]},
+        "synthesis": "Emily Chen is a member."})
+    read = over_mcp(server, bearer("staff"), ask).structured_content
+    assert read["status"] == "completed" and read["answer"] == "Emily Chen is a member.", read
+    assert {"kind": "member", "id": "mem_demo_008"} in [
+        {"kind": s["kind"], "id": s["id"]} for s in read["sources"]], read["sources"]
 
     server.write_script(phone_update("+44 7700 900999"))
     waiting = over_mcp(server, bearer("staff"), ask).structured_content
