@@ -92,6 +92,8 @@ INDEXES: dict[str, list[IndexModel]] = {
                             ("received_at", DESCENDING))],
     "outbox": [_by_id(), _ix("tenant_created", ("created_at", DESCENDING))],
     "knowledge": [_by_id(), *_named(), _ix("tenant_slug", ("slug", ASCENDING), unique=True)],
+    "catalogue": [_by_id(), _ix("tenant_type_key", ("type", ASCENDING), ("key", ASCENDING)),
+                  _ix("tenant_key", ("key", ASCENDING), unique=True)],
     "tickets": [_by_id(), _ix("tenant_resource_status", ("resource_id", ASCENDING),
                               ("status", ASCENDING))],
     # the nightly few-shot promotion (engine.few_shot): one example per agent and content

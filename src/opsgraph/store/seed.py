@@ -41,12 +41,17 @@ Document = dict[str, Any]
 DATA_DIR = Path(__file__).with_name("demo")
 TENANTS = ("demo", "acme")
 SEEDED = ("members", "staff", "shifts", "resources", "bookings", "events", "registrations",
-          "invoices", "inbox", "knowledge", "tickets")
+          "invoices", "inbox", "knowledge", "catalogue", "tickets")
 """The collections the seed fills (and `reset` empties, with `outbox`)."""
 DEFAULT_HOURS = {"weekday": ["07:00", "22:00"], "weekend": ["08:00", "20:00"]}
 BOOKING_DAYS = range(-7, 14)  # a week of history and two weeks ahead
 SHIFT_DAYS = range(0, 14)
 BATCH = 5000
+CATALOGUE_SECTIONS = {"resources": "resource", "classes": None, "plans": "plan",
+                      "products": "product", "price_lists": "price_list"}
+"""Catalogue YAML section → the type of its entries (`classes` entries name theirs)."""
+CATALOGUES = {"knowledge": "catalogue.yaml"}
+"""Knowledge directory → the catalogue that goes with that knowledge base (the club's)."""
 """Documents per bulk insert."""
 
 
@@ -365,8 +370,22 @@ class DemoData:
             title = next((ln[2:].strip() for ln in body.splitlines() if ln.startswith("# ")),
                          path.stem.replace("-", " ").capitalize())
             out.append({"_id": f"kb_{self.tenant}_{path.stem}", "slug": path.stem,
-                        "title": title, "body": body, "tags": path.stem.split("-")})
+                        "title": title, "body": body, "kind": "markdown",
+                        "tags": path.stem.split("-")})
         return out
+
+    def catalogue(self) -> list[Document]:
+        """The catalogue's objects, one per YAML entry, as opsgraph.knowledge.catalogue
+        reads them (`classes` entries name their type, class or event)."""
+        name = CATALOGUES.get(self.spec["knowledge_dir"])
+        if name is None:
+            return []
+        spec: Document = yaml.safe_load((DATA_DIR / name).read_text(encoding="utf-8"))
+        return [{"_id": f"cat_{self.tenant}_{entry['id']}", "key": entry["id"],
+                 "type": kind or entry["type"],
+                 **{k: v for k, v in entry.items() if k not in ("id", "type")}}
+                for section, kind in CATALOGUE_SECTIONS.items()
+                for entry in spec.get(section) or []]
 
 
 def _insert_missing(db: Database[Document], name: str, tenant: str,
@@ -393,6 +412,24 @@ def _overwrite(db: Database[Document], name: str, tenant: str, docs: list[Docume
                           upsert=True) for d in docs]
     if requests:
         db[name].bulk_write(requests, ordered=False)
+
+
+def _sync(db: Database[Document], name: str, tenant: str, docs: list[Document]) -> int:
+    """Write the documents that differ from what is stored, each with its `version` one
+    higher; returns how many changed. (Sections of knowledge documents are parsed by
+    opsgraph.knowledge when it reads a document stored without them.)"""
+    stored = {d["_id"]: d for d in db[name].find({"tenant_id": tenant})}
+    changed = []
+    for doc in docs:
+        old = stored.get(doc["_id"])
+        if old is None or any(old.get(k) != v for k, v in doc.items()) or "sections" in old:
+            version = int((old or {}).get("version", 0)) + 1
+            changed.append({**doc, "version": version})
+    if changed:
+        db[name].update_many({"tenant_id": tenant, "_id": {"$in": [d["_id"] for d in changed]}},
+                             {"$unset": {"sections": ""}})
+    _overwrite(db, name, tenant, changed)
+    return len(changed)
 
 
 def _wipe(db: Database[Document], tenant: str) -> None:
@@ -449,9 +486,10 @@ def seed(db: Database[Document], tenant: str = "demo", *, now: datetime | None =
         if name == "invoices" and docs:  # where invoices.list starts reading
             db["tenants"].update_one({"_id": tenant}, {"$max": {
                 "invoice_seq": max(d["seq"] for d in docs)}})
-    knowledge = data.knowledge()
-    _overwrite(db, "knowledge", tenant, knowledge)
-    counts["knowledge"] = len(knowledge)
+    knowledge, catalogue = data.knowledge(), data.catalogue()
+    if _sync(db, "knowledge", tenant, knowledge) + _sync(db, "catalogue", tenant, catalogue):
+        db["tenants"].update_one({"_id": tenant}, {"$inc": {"knowledge_version": 1}})
+    counts["knowledge"], counts["catalogue"] = len(knowledge), len(catalogue)
     tenant_doc = db["tenants"].find_one({"_id": tenant}) or {}
     return {"tenant": tenant, "plan": tenant_doc.get("plan"),
             **{name: counts[name] for name in SEEDED}}
