@@ -176,6 +176,20 @@ def test_ask_answers_with_sources_and_a_write_waits_for_a_manager(
     assert out["answer"] == "We open at 6am on weekdays."
     assert out["pending_changes"] == [] and out["thread_id"].startswith("th_")
 
+    async def follow_up(session: ClientSession) -> Any:
+        return await session.call_tool("ask", {"message": "And on Sundays?",
+                                               "thread_id": out["thread_id"]})
+
+    again = over_mcp(server, bearer("staff"), follow_up).structured_content
+    assert again["thread_id"] == out["thread_id"] and again["status"] == "completed", again
+    with server.client() as http:
+        thread = http.get(f"/v1/threads/{out['thread_id']}", headers=bearer("staff")).json()
+    assert [m["content"] for m in thread["messages"] if m["role"] == "user"] == [
+        "Please see to it.", "And on Sundays?"]
+    # someone else's thread is not theirs to continue, over MCP as over HTTP
+    theirs = over_mcp(server, bearer("staff", user="someone-else"), follow_up)
+    assert theirs.is_error and f"thread {out['thread_id']} not found" in theirs.content[0].text
+
     server.write_script({
         "plan": {"tasks": [task("t1", "members", "get", "Look up Emily Chen")]},
         "turns": {"t1": [call("members_get", member="Emily Chen"),
