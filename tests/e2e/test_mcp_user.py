@@ -209,3 +209,13 @@ def test_ask_answers_with_sources_and_a_write_waits_for_a_manager(
     assert stored is not None and stored["status"] == "pending"
     member = demo_db["members"].find_one({"_id": "mem_demo_008"})
     assert member is not None and member.get("phone") != "+44 7700 900999"
+
+    # the gates of chat hold for ask: a member may not change a member record, and a token
+    # of the read-only email channel stays read-only over MCP
+    for headers, why in ((bearer("member"), "members.update needs one of"),
+                         (bearer("staff", channel=Channel.EMAIL),
+                          "the email channel is read-only")):
+        refused = over_mcp(server, headers, ask).structured_content
+        assert refused["pending_changes"] == [], refused
+        assert refused["answer"].startswith("Not allowed") and why in refused["answer"], refused
+    assert demo_db["pending_changes"].count_documents({}) == 1
