@@ -134,6 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
     cc.add_email_command(sub)
     cc.add_eval_command(sub)
     cc.add_jobs_command(sub)
+    cc.add_kb_command(sub)
     return parser
 
 
