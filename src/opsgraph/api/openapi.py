@@ -25,6 +25,7 @@ from opsgraph.api.request_models import (
     BareTenantModels,
     DecisionRequest,
     EventRequest,
+    KnowledgeDocumentRequest,
     LocalSignInRequest,
     OperationRequest,
     RunRequest,
@@ -40,6 +41,9 @@ from opsgraph.api.response_models import (
     EventResult,
     Health,
     Info,
+    KnowledgeDocumentRemoved,
+    KnowledgeDocuments,
+    KnowledgeDocumentWritten,
     OperationDescription,
     ReadResult,
     SignedIn,
@@ -50,6 +54,7 @@ from opsgraph.api.response_models import (
     WriteResult,
 )
 
+SLUG_PATTERN: Final = "^[a-z0-9]+(?:-[a-z0-9]+)*$"
 Access = Literal["open", "visitor", "bearer"]
 """open: no token is read; visitor: a token is optional (none → a visitor of the tenant
 header); bearer: a token is required (a visitor is refused by role)."""
@@ -91,7 +96,7 @@ class Param:
 class ApiRoute:
     """One route of the app, as the document describes it."""
 
-    method: Literal["GET", "POST", "PUT"]
+    method: Literal["GET", "POST", "PUT", "DELETE"]
     path: str
     summary: str
     access: Access
@@ -132,6 +137,8 @@ def _routes() -> tuple[ApiRoute, ...]:
     tenant = _tenant_header()
     thread = Param("thread_id", "path", {"type": "string", "pattern": "^[A-Za-z0-9_.-]{1,128}$"},
                    "The thread, as `run_started` or `GET /v1/threads` named it.")
+    slug = Param("slug", "path", {"type": "string", "pattern": SLUG_PATTERN, "maxLength": 120},
+                 "The document's slug: lowercase words joined by `-`.")
     return (
         ApiRoute("GET", "/", "The dashboard (`/#token=<bearer>` signs in)", "open",
                  body="html", cached=True),
@@ -191,6 +198,17 @@ def _routes() -> tuple[ApiRoute, ...]:
         ApiRoute("PUT", "/v1/tenant/settings",
                  "Set the tenant's settings (admin); answers as GET does", "bearer",
                  response=(TenantSettings,), request=(TenantSettingsRequest,), errors=(403,)),
+        ApiRoute("GET", "/v1/knowledge/documents",
+                 "The tenant's knowledge documents and knowledge version (admin)", "bearer",
+                 response=(KnowledgeDocuments,), errors=(403,)),
+        ApiRoute("PUT", "/v1/knowledge/documents/{slug}",
+                 "Add or replace a knowledge document (admin); bumps the knowledge version",
+                 "bearer", response=(KnowledgeDocumentWritten,),
+                 request=(KnowledgeDocumentRequest,), errors=(400, 403), params=(slug,)),
+        ApiRoute("DELETE", "/v1/knowledge/documents/{slug}",
+                 "Remove a knowledge document (admin); bumps the knowledge version",
+                 "bearer", response=(KnowledgeDocumentRemoved,), errors=(400, 403),
+                 params=(slug,)),
         ApiRoute("GET", "/v1/info", "Which model answers and why; demo mode's examples; "
                  "whether local sign-in is open", "open", response=(Info,)),
         ApiRoute("POST", "/v1/local/sign-in",

@@ -106,6 +106,17 @@ class TenantSettingsRequest(Body):
                     "declare; `observe` lets it through and logs it.")
 
 
+class KnowledgeDocumentRequest(Body):
+    """`PUT /v1/knowledge/documents/{slug}`: the document's new content (admin)."""
+
+    title: str | None = Field(None, min_length=1, max_length=200,
+                              description="Default: the first `# ` heading, else the slug.")
+    body: str = Field(min_length=1, description="Markdown or plain text, at most 1 MiB.")
+    kind: Literal["markdown", "text"] = Field(
+        "markdown", description="Markdown (sections from headings) or plain text (one "
+                                "section).")
+
+
 class EventRequest(BaseModel):
     """`POST /events`: a keep-warm ping, a scheduled job, or SQS-shaped queue records."""
 

@@ -218,6 +218,33 @@ class TenantSettings(Out):
     capability_mode: Literal["observe", "enforce"]
 
 
+class KnowledgeDocument(Out):
+    """A knowledge document as a listing shows it."""
+
+    slug: str
+    title: str
+    kind: Literal["markdown", "text"]
+    version: int = Field(description="Goes up by one with every replacement.")
+    bytes: int
+    sections: int
+
+
+class KnowledgeDocuments(Out):
+    knowledge_version: int = Field(description="Goes up by one with every change.")
+    documents: list[KnowledgeDocument]
+
+
+class KnowledgeDocumentWritten(KnowledgeDocument):
+    created: bool = Field(description="Added (true) or replaced (false).")
+    knowledge_version: int
+
+
+class KnowledgeDocumentRemoved(Out):
+    slug: str
+    removed: bool
+    knowledge_version: int
+
+
 class ReadResult(Open):
     """A read: its data and the records it read."""
 

@@ -111,6 +111,7 @@ def put_document(db: Database[Document], tenant: str, slug: str, body: str, *,
 
 def remove_document(db: Database[Document], tenant: str, slug: str) -> Document:
     """Remove a document; returns `{slug, removed: true, knowledge_version}`."""
+    check_slug(slug)
     _tenant(db, tenant)
     result = db["knowledge"].delete_one({"tenant_id": tenant, "slug": slug})
     if result.deleted_count == 0:

@@ -1,0 +1,65 @@
+"""The knowledge base's admin routes (admin role; opsgraph.knowledge.admin does the work).
+
+    GET    /v1/knowledge/documents          {knowledge_version, documents: [summary]}
+    PUT    /v1/knowledge/documents/{slug}   {title?, body, kind?} → the document's summary,
+                                            `created` and the new knowledge version
+    DELETE /v1/knowledge/documents/{slug}   {slug, removed, knowledge_version}
+
+Bad input (an empty or binary body, a body over 1 MiB, a bad slug or kind) is refused
+before anything is written; every change bumps the tenant's knowledge version.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from opsgraph.api.principals import caller, require_roles
+from opsgraph.principal import Principal, Role
+
+ACTION = "managing the knowledge base"
+
+
+def _db() -> Any:
+    from opsgraph.store.client import get_db
+
+    return get_db()
+
+
+async def _admin(request: Request) -> Principal:
+    principal = await caller(request)
+    require_roles(principal, Role.ADMIN, action=ACTION)
+    return principal
+
+
+async def list_documents(request: Request) -> Response:
+    from opsgraph.knowledge import admin
+
+    principal = await _admin(request)
+    return JSONResponse(await run_in_threadpool(admin.list_documents, _db(),
+                                                principal.tenant_id))
+
+
+async def put_document(request: Request) -> Response:
+    from opsgraph.api.bodies import parse_body
+    from opsgraph.api.request_models import KnowledgeDocumentRequest
+    from opsgraph.knowledge import admin
+
+    principal = await _admin(request)
+    body = parse_body(await request.body(), KnowledgeDocumentRequest)
+    result = await run_in_threadpool(
+        lambda: admin.put_document(_db(), principal.tenant_id, request.path_params["slug"],
+                                   body.body, kind=body.kind, title=body.title))
+    return JSONResponse(result)
+
+
+async def delete_document(request: Request) -> Response:
+    from opsgraph.knowledge import admin
+
+    principal = await _admin(request)
+    return JSONResponse(await run_in_threadpool(admin.remove_document, _db(),
+                                                principal.tenant_id,
+                                                request.path_params["slug"]))
