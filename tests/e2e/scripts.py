@@ -45,6 +45,7 @@ def refund(invoice: str, amount: float, reason: str = "Charged twice") -> dict[s
 def opening_hours() -> dict[str, Any]:
     """A read-only run: one knowledge task, no proposal."""
     turns = [call("knowledge_search", query="opening hours"),
+             call("knowledge_read", document="opening-hours"),
              {"content": "We open at 6am on weekdays."}]
     return {"plan": {"tasks": [task("t1", "knowledge", "search", "Find the opening hours")]},
             "turns": {"t1": turns}, "synthesis": "We open at 6am on weekdays."}

@@ -97,7 +97,7 @@ def test_the_list_and_the_detail_show_the_conversation(
     assert step["id"] == "t1" and step["agent"] and step["depends_on"] == []
     result = detail["results"]["t1"]
     assert result["status"] == "completed"
-    assert [t["name"] for t in result["tools"]] == ["knowledge_search"]
+    assert [t["name"] for t in result["tools"]] == ["knowledge_search", "knowledge_read"]
     assert detail["pending"] == [] and detail["status"] == "completed"
 
 

@@ -32,6 +32,8 @@ def test_parallel_plan_with_dependencies_answers_with_sources(script: Any) -> No
         "turns": {
             "t1": [{**call("members_get", member="Emily Chen"), "delay_ms": 300}],
             "t2": [{**call("knowledge_search", query="cancellation policy"), "delay_ms": 300},
+                   call("knowledge_read_section", document="booking-policy",
+                        section="booking-policy#cancelling-a-booking"),
                    {"content": "Cancellations need 24 hours notice."}],
             "t3": [call("bookings_list", member="Emily Chen"),
                    {"content": "She has upcoming bookings."}],
@@ -58,7 +60,7 @@ def test_parallel_plan_with_dependencies_answers_with_sources(script: Any) -> No
     assert tokens and "".join(tokens) == answer["text"]  # streamed a sentence at a time
     assert answer["text"].startswith("Emily Chen is a junior member")
     kinds = {s["kind"] for s in answer["sources"]}
-    assert "member" in kinds and "document" in kinds, kinds
+    assert "member" in kinds and "section" in kinds, kinds  # the section read, not the search
     assert any(s["id"] == "mem_demo_008" for s in answer["sources"])
     ids = [e.id for e in events]
     assert len(ids) == len(set(ids))

@@ -33,7 +33,14 @@ CONTRACT: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "invoices.refund": ("write", "refund", ("invoice", "amount", "reason")),
     "communications.send_email": ("write", "send", ("to", "subject", "body")),
     "communications.inbox": ("read", "list", ("status?",)),
-    "knowledge.search": ("read", "search", ("query",)),
+    "knowledge.search": ("read", "search", ("query", "filters?")),
+    "knowledge.grep": ("read", "search", ("pattern",)),
+    "knowledge.get_object": ("read", "get", ("object", "type?")),
+    "knowledge.find_objects": ("read", "search", ("type", "where?", "limit?")),
+    "knowledge.outline": ("read", "search", ()),
+    "knowledge.file_outline": ("read", "get", ("document",)),
+    "knowledge.read": ("read", "get", ("document",)),
+    "knowledge.read_section": ("read", "get", ("document", "section")),
     "knowledge.get": ("read", "get", ("document",)),
     "facilities.status": ("read", "check", ("resource?",)),
     "facilities.report_issue": ("write", "create", ("resource", "description")),
@@ -93,8 +100,8 @@ def test_references_point_at_domain_collections() -> None:
 
 def test_visitors_reach_only_knowledge_events_and_availability() -> None:
     visible = {op.id for op in CATALOGUE.values() if Role.VISITOR in op.roles}
-    assert visible == {"knowledge.search", "knowledge.get", "events.list",
-                       "bookings.availability"}
+    assert visible == {op.id for op in operations_in("knowledge")} | {
+        "events.list", "bookings.availability"}
     assert all(CATALOGUE[i].kind == "read" for i in visible)
 
 
@@ -115,6 +122,9 @@ def test_an_unknown_operation_hints_the_close_ones() -> None:
 
 
 def test_operations_in_a_domain() -> None:
-    assert [op.id for op in operations_in("knowledge")] == ["knowledge.get", "knowledge.search"]
+    assert [op.id for op in operations_in("knowledge")] == [
+        "knowledge.file_outline", "knowledge.find_objects", "knowledge.get",
+        "knowledge.get_object", "knowledge.grep", "knowledge.outline", "knowledge.read",
+        "knowledge.read_section", "knowledge.search"]
     with pytest.raises(BadInput):
         operations_in("weather")
