@@ -102,3 +102,10 @@ def test_bad_objects_are_refused_naming_object_and_field(record: dict[str, Any],
                                                         message: str) -> None:
     with pytest.raises(BadInput, match=message):
         validate(record)
+
+
+def test_the_documents_the_catalogue_names_exist(demo_db: Db) -> None:
+    slugs = {d["slug"] for d in demo_db["knowledge"].find({"tenant_id": "demo"})}
+    assert len(slugs) >= 60
+    for card in _objects(demo_db).values():
+        assert set(card.documents) <= slugs, (card.key, set(card.documents) - slugs)
