@@ -28,7 +28,7 @@ import json
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -295,11 +295,11 @@ def index_for(scope: TenantScope) -> Index:
     return built
 
 
-def recall_at(index: Index, questions: Sequence[tuple[str, str]], method: Method,
+def recall_at(index: Index, questions: Sequence[tuple[str, Collection[str]]], method: Method,
               k: int = 5) -> float:
-    """Share of (question, right entry id) pairs whose right entry is in the top `k`."""
+    """Share of questions, each with the entry ids that answer it, whose top `k` holds one."""
     if not questions:
         raise ValueError("recall needs at least one labelled question")
-    found = sum(any(h.entry.id == want for h in index.search(q, limit=k, method=method))
-                for q, want in questions)
+    found = sum(any(h.entry.id in right for h in index.search(q, limit=k, method=method))
+                for q, right in questions)
     return found / len(questions)
