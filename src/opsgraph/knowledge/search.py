@@ -6,8 +6,9 @@ written out as text (its name, type and fields). Each entry keeps the fields a f
 test: a section has `tags`, `slug`, `document` and `title` of its document; an object has
 its own stored fields (`type`, `name`, ...).
 
-- BM25 (`bm25s`, Lucene's variant) over lowercased words without English stop words, each
-  word lightly stemmed (plural and common suffixes), title words counted twice.
+- BM25 (`bm25s`, Lucene's variant) over lowercased words without English stop words (NLTK's
+  list, as bm25s ships it), each word lightly stemmed (plural and common suffixes), title
+  words counted twice.
 - Vectors: the MiniLM embedder of `knowledge.embeddings`, cosine similarity; only entries
   at least `MIN_SIMILARITY` alike count as matches, so a query about nothing in the base
   finds nothing.
@@ -53,7 +54,7 @@ _SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ed", "es", "s")
 
 
 def stem(word: str) -> str:
-    """A light English stem: "cancellations" → "cancell", "bookings" → "book",
+    """A light English stem: "cancellations" → "cancel", "bookings" → "book",
     "classes" → "class", "trampolines" → "trampoline"."""
     for suffix in _SUFFIXES:
         if not word.endswith(suffix) or len(word) - len(suffix) < 3:
@@ -65,14 +66,17 @@ def stem(word: str) -> str:
             continue  # "trampolines": only the s goes
         if suffix == "s" and base.endswith(("s", "u", "i")):
             return word  # "class", "bus", "taxis"
+        if (suffix not in ("s", "es") and len(base) > 3 and base[-1] == base[-2]
+                and base[-1] not in "aeiousz"):
+            return base[:-1]  # "cancell" → "cancel", "swimm" → "swim"
         return base
     return word
 
 
 def _stopwords() -> frozenset[str]:
-    from bm25s.stopwords import STOPWORDS_EN
+    from bm25s.stopwords import STOPWORDS_EN_PLUS  # NLTK's English list: "how", "can", "my"
 
-    return frozenset(STOPWORDS_EN)
+    return frozenset(STOPWORDS_EN_PLUS)
 
 
 def words(text: str, stopwords: frozenset[str]) -> list[str]:
