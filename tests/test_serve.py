@@ -39,9 +39,16 @@ def test_serve_starts_its_own_store_seeds_demo_and_stops_it(tmp_path: Path) -> N
         store_uri = json.loads(marker.read_text())["uri"]
         agents = httpx.get(f"http://127.0.0.1:{port}/v1/agents").json()["agents"]
         assert len(agents) == 4  # a visitor of the seeded demo tenant
+        # the seeded knowledge base answers: a search finds the section (navigation, no
+        # sources), reading it makes it a source
         found = httpx.post(f"http://127.0.0.1:{port}/v1/operations/knowledge.search",
                            json={"args": {"query": "opening hours"}}).json()
-        assert found["sources"], found
+        top = found["result"]["results"][0]
+        assert top["id"].startswith("opening-hours#") and found["sources"] == [], found
+        read = httpx.post(f"http://127.0.0.1:{port}/v1/operations/knowledge.read_section",
+                          json={"args": {"document": "opening-hours",
+                                         "section": top["id"]}}).json()
+        assert read["sources"], read
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=30)
