@@ -41,7 +41,6 @@ CONTRACT: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "knowledge.file_outline": ("read", "get", ("document",)),
     "knowledge.read": ("read", "get", ("document",)),
     "knowledge.read_section": ("read", "get", ("document", "section")),
-    "knowledge.get": ("read", "get", ("document",)),
     "facilities.status": ("read", "check", ("resource?",)),
     "facilities.report_issue": ("write", "create", ("resource", "description")),
     "reports.bookings": ("read", "report", ("from?", "to?")),
@@ -123,8 +122,8 @@ def test_an_unknown_operation_hints_the_close_ones() -> None:
 
 def test_operations_in_a_domain() -> None:
     assert [op.id for op in operations_in("knowledge")] == [
-        "knowledge.file_outline", "knowledge.find_objects", "knowledge.get",
-        "knowledge.get_object", "knowledge.grep", "knowledge.outline", "knowledge.read",
-        "knowledge.read_section", "knowledge.search"]
+        "knowledge.file_outline", "knowledge.find_objects", "knowledge.get_object",
+        "knowledge.grep", "knowledge.outline", "knowledge.read", "knowledge.read_section",
+        "knowledge.search"]
     with pytest.raises(BadInput):
         operations_in("weather")

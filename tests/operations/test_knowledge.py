@@ -67,7 +67,6 @@ def test_read_is_a_document_source(shared_db: Database[Document]) -> None:
     assert "Saturday and Sunday: 08:00 to 20:00" in out["result"]["body"]
     assert out["sources"] == [{"kind": "document", "id": "kb_demo_opening-hours",
                                "title": "Opening hours"}]
-    assert call(shared_db, Role.VISITOR, "knowledge.get", {"document": "Opening hours"}) == out
 
 
 @pytest.mark.parametrize("section", ["faq#is-there-parking", "is-there-parking",

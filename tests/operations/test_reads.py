@@ -187,7 +187,7 @@ READS: dict[str, Document] = {
     "bookings.list": {}, "schedules.shifts": {}, "events.list": {},
     "events.waitlist": {"event": "evt_demo_04"}, "invoices.list": {},
     "invoices.get": {"invoice": "inv_demo_1001"}, "communications.inbox": {},
-    "knowledge.search": {"query": "refund"}, "knowledge.get": {"document": "kb_demo_faq"},
+    "knowledge.search": {"query": "refund"},
     "knowledge.read": {"document": "kb_demo_faq"}, "knowledge.grep": {"pattern": "INV-1042"},
     "knowledge.read_section": {"document": "kb_demo_faq", "section": "faq#is-there-parking"},
     "knowledge.outline": {}, "knowledge.file_outline": {"document": "kb_demo_faq"},

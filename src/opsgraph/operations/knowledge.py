@@ -258,7 +258,4 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("knowledge.read_section", "read", "get", KnowledgeReadSection,
               "Read one section of a document (by the section id that search or "
               "file_outline gave).", ANYONE, "knowledge", _DOCUMENT, run=read_section),
-    Operation("knowledge.get", "read", "get", KnowledgeDocument,
-              "Read one knowledge-base document in full (the older name of knowledge.read).",
-              ANYONE, "knowledge", _DOCUMENT, run=read_document),
 )

@@ -10,8 +10,13 @@ import {SignInView} from "./signin.js";
 
 const VISITOR_KEY = "opsgraph.visitor";
 // Which read operation shows a source record, and the argument that names it.
-const RECORD_READS = {member: ["members.get", "member"], invoice: ["invoices.get", "invoice"],
-  document: ["knowledge.get", "document"]};
+/** How a source of each kind is opened: the read operation and its arguments. */
+const RECORD_READS = {
+  member: ["members.get", (id) => ({member: id})],
+  invoice: ["invoices.get", (id) => ({invoice: id})],
+  document: ["knowledge.read", (id) => ({document: id})],
+  section: ["knowledge.read_section", (id) => ({document: id.split("#")[0], section: id})],
+  object: ["knowledge.get_object", (id) => ({object: id})]};
 const MODE_WORDS = {demo: "Demo mode", bedrock: "Bedrock", openai: "OpenAI-compatible", configured: "Model"};
 
 class App {
@@ -177,7 +182,7 @@ class App {
     const read = RECORD_READS[kind];
     if (!read) { fill(body, h("p", {class: "muted"}, `No view for ${kind} records yet; its id is ${id}.`)); return; }
     try {
-      const {result} = await api(`/v1/operations/${read[0]}`, {method: "POST", body: {args: {[read[1]]: id}}});
+      const {result} = await api(`/v1/operations/${read[0]}`, {method: "POST", body: {args: read[1](id)}});
       const rows = Object.entries(result || {}).filter(([, v]) => v === null || typeof v !== "object");
       const name = result && (result.name || result.title || result.number);
       if (name) $("#record-title").textContent = `${kind[0].toUpperCase()}${kind.slice(1)}: ${name}`;
