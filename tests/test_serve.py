@@ -41,8 +41,10 @@ def test_serve_starts_its_own_store_seeds_demo_and_stops_it(tmp_path: Path) -> N
         assert len(agents) == 4  # a visitor of the seeded demo tenant
         # the seeded knowledge base answers: a search finds the section (navigation, no
         # sources), reading it makes it a source
+        # the first search builds the tenant's index (MiniLM over ~250 sections and
+        # objects: ~4 s on an idle core, more on a loaded one), hence the longer timeout
         found = httpx.post(f"http://127.0.0.1:{port}/v1/operations/knowledge.search",
-                           json={"args": {"query": "opening hours"}}).json()
+                           json={"args": {"query": "opening hours"}}, timeout=60).json()
         top = found["result"]["results"][0]
         assert top["id"].startswith("opening-hours#") and found["sources"] == [], found
         read = httpx.post(f"http://127.0.0.1:{port}/v1/operations/knowledge.read_section",
