@@ -2,7 +2,7 @@
 
 No timing is asserted: numbers on a shared CI machine mean nothing. What a user would
 notice is asserted: every case yields its rows, each row is complete, nothing errored,
-and both outputs of `opsgraph bench` are what INTERFACES.md promises.
+and both outputs of `opsgraph bench` are what docs/reference.md promises.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Scripted-model files for the end-to-end runs (INTERFACES.md, "Scripted model files")."""
+"""Scripted-model files for the end-to-end runs (docs/reference.md, "Scripted model files")."""
 
 from __future__ import annotations
 

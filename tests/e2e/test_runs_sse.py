@@ -1,4 +1,4 @@
-"""`POST /v1/runs` over a real socket: the SSE stream of INTERFACES.md, and a proposal that
+"""`POST /v1/runs` over a real socket: the SSE stream of docs/reference.md, and a proposal that
 pauses the run and lets the request finish."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""INTERFACES.md's example scripted file, up to its approval card, against the demo tenant.
+"""The contract's example scripted file (docs/reference.md, "Scripted model files"), up to
+its approval card, against the demo tenant.
 
 The engine's part (planning, the tool loop, the pause) is tested in tests/engine; this
 checks what the example needs from the registry, the operations and the seeded data: the
@@ -8,6 +9,7 @@ member, and the call yields a proposal that becomes a card.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -25,26 +27,13 @@ from opsgraph.tools.prerequisites import frontier
 
 Document = dict[str, Any]
 
-# Verbatim from INTERFACES.md, "Scripted model files".
-EXAMPLE = """
-plan:                 # what the decompose call returns (a TaskPlan)
-  tasks:
-    - id: t1
-      domain: members
-      operation: update
-      instruction: Change Jane Smith's email to jane@new.example
-      depends_on: []
-turns:                # per task id: the agent's model turns, consumed in order
-  t1:
-    - tool_calls: [{name: members_update, args: {member: Jane Smith, changes: {email: jane@new.example}}}]
-    - content: I proposed the change.
-synthesis: Jane Smith's email change is waiting for approval.
-"""  # noqa: E501
+# The example of docs/reference.md, "Scripted model files" (one copy, shared with tests/engine).
+EXAMPLE = Path(__file__).parents[1] / "engine" / "interfaces_example.yaml"
 
 
 def test_the_example_first_turn_proposes_a_change_with_a_card(
         demo_db: Database[Document], registry: Registry) -> None:
-    script = yaml.safe_load(EXAMPLE)
+    script = yaml.safe_load(EXAMPLE.read_text())
     [task] = script["plan"]["tasks"]
     agent = route(task["domain"], task["operation"], registry)
     assert agent is not None and agent.name == "members.update"

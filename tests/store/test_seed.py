@@ -52,7 +52,7 @@ def test_the_demo_club_feels_real(db: Database[Document]) -> None:
     tenant = db["tenants"].find_one({"_id": "demo"})
     assert tenant is not None
     assert (tenant["capability_mode"], tenant["approval_ttl_s"]) == ("observe", 3600)
-    # Exactly one Jane Smith (INTERFACES.md's example names her); two Tom Bakers keep
+    # Exactly one Jane Smith (the contract's example script names her); two Tom Bakers keep
     # name disambiguation exercised.
     assert [j["_id"] for j in db["members"].find({"name": "Jane Smith"})] == ["mem_demo_001"]
     toms = list(db["members"].find({"name": "Tom Baker"}))
