@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any
 
 from opsgraph.engine.events import Event
@@ -29,3 +31,11 @@ def finished(events: list[Event]) -> dict[str, Any]:
 
 def statuses(events: list[Event]) -> dict[str, str]:
     return {d["task_id"]: d["status"] for d in of(events, "task_finished")}
+
+
+def wait_until(condition: Callable[[], object], what: str) -> None:
+    """Poll `condition` until it holds; 60 s bounds a stuck test, it is not a measured time."""
+    deadline = time.monotonic() + 60
+    while not condition():
+        assert time.monotonic() < deadline, f"gave up waiting for {what}"
+        time.sleep(0.01)

@@ -183,7 +183,8 @@ def test_only_the_requester_continues_a_thread(script: Any) -> None:
         chat(person("staff"), "hi", model, thread="acme:th-1")
 
 
-INTERFACES_EXAMPLE = Path(__file__).with_name("interfaces_example.yaml")  # docs/reference.md, "Scripted model files"
+# the example of docs/reference.md, "Scripted model files"
+INTERFACES_EXAMPLE = Path(__file__).with_name("interfaces_example.yaml")
 
 
 def test_the_interfaces_example_script_pauses_for_approval(demo_db: Any) -> None:

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import queue
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -19,7 +18,7 @@ from opsgraph.models.limits import (
     reset_model_call_slots,
     run_ticket,
 )
-from tests.engine.helpers import person
+from tests.engine.helpers import person, wait_until
 from tests.engine.test_supervisor import call, task
 
 pytestmark = pytest.mark.usefixtures("demo_db")
@@ -79,13 +78,6 @@ class Run:
     @property
     def names(self) -> list[str]:
         return [e.event for e in self.seen]
-
-
-def wait_until(condition: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + 60  # a bound for a stuck test, not a measured time
-    while not condition():
-        assert time.monotonic() < deadline, f"gave up waiting for {what}"
-        time.sleep(0.01)
 
 
 def test_the_run_that_started_first_gets_the_next_slot_though_it_asked_last(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -19,6 +19,7 @@ from opsgraph.errors import Conflict
 from opsgraph.models.limits import model_call_slot, reset_model_call_slots
 from opsgraph.settings import get_settings
 from opsgraph.store.scope import TenantScope
+from tests.engine.helpers import wait_until
 
 
 @pytest.fixture
@@ -60,13 +61,6 @@ def take_over(scope: TenantScope, thread_id: str, owner: str = "another-run") ->
     scope["thread_leases"].update_one({"thread_id": thread_id},
                                       {"$set": {"until": datetime.now(UTC) - timedelta(1)}})
     assert _try_acquire(scope, thread_id, owner, 60.0)
-
-
-def wait_until(condition: Callable[[], object], what: str) -> None:
-    deadline = time.monotonic() + 30  # a bound for a stuck test, not a measured time
-    while not condition():
-        assert time.monotonic() < deadline, f"gave up waiting for {what}"
-        time.sleep(0.02)
 
 
 def test_a_lease_taken_by_another_owner_is_lost_and_not_deleted_on_exit(
