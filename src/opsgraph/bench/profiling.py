@@ -171,8 +171,7 @@ def dominant_costs(run: Callable[[], None], requests: int) -> list[str]:
     lines = [f"{total * 1000 / requests:.1f} ms CPU per request ({requests} requests of 8 "
              "tasks at 0 ms), by cost centre:"]
     lines += [f"{100 * secs / total:5.1f} %  {secs * 1000 / requests:5.1f} ms  {label}"
-              for label, secs in sorted(clock.cpu.items(), key=lambda kv: -kv[1])
-              if secs / total >= 0.005]
+              for label, secs in sorted(clock.cpu.items(), key=lambda kv: -kv[1]) if secs > 0]
     counts = ", ".join(f"gen {gen}: {n / requests:.1f}" for gen, n in
                        sorted(clock.collections.items()))
     lines.append(f"garbage collections per request: {counts or 'none'}")
