@@ -31,7 +31,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("audit",),
     ("operations",),
     ("tools", "registry", "models"),
-    ("approvals",),
+    ("approvals", "harness"),
     ("engine",),
     ("jobs", "bootstrap"),
     ("evals", "bench"),
