@@ -309,6 +309,27 @@ def cmd_eval(args: argparse.Namespace) -> int:
         raise BadInput("--concurrency: must be at least 1")
     if args.compare is not None:
         return _cmd_compare(args)
+    from opsgraph.evals.knowledge_set import is_knowledge_set
+
+    if args.dataset and any(is_knowledge_set(Path(p)) for p in args.dataset):
+        from opsgraph.evals.knowledge_eval import render_text as render_knowledge
+        from opsgraph.evals.knowledge_eval import run_knowledge_eval
+
+        if len(args.dataset) > 1:
+            raise BadInput("--dataset: a knowledge set runs alone, with no other dataset")
+        if args.judge is not None:
+            raise BadInput("--judge: judges the answers of two reports; use it with --compare")
+        knowledge = run_knowledge_eval(
+            Path(args.dataset[0]), model=args.model, system=args.system or "both",
+            split=args.split, limit=args.limit,
+            report_dir=Path(args.report) if args.report is not None else None,
+            progress=sys.stderr)
+        if args.report is not None:
+            print(f"wrote {Path(args.report) / 'report.json'} and report.md", file=sys.stderr)
+        _cli().out(args, knowledge, render_knowledge)
+        return 0
+    if args.system is not None or args.limit is not None:
+        raise BadInput("--system and --limit: only with a knowledge set as --dataset")
     if args.judge is not None:
         raise BadInput("--judge: judges the answers of two reports; use it with --compare")
     datasets = [Path(p) for p in args.dataset] if args.dataset else None
@@ -324,7 +345,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 def add_eval_command(sub: Any) -> None:
     """`opsgraph eval [--model SPEC] [--dataset PATH] [--split all|dev|heldout]
-    [--report DIR] [--compare A.json B.json [--judge SPEC]] [--concurrency N] [--json]`."""
+    [--report DIR] [--compare A.json B.json [--judge SPEC]] [--concurrency N] [--json]
+    [--system agent|baseline|both] [--limit N]` (the last two: a knowledge set only)."""
     p = sub.add_parser("eval", help="the eval suite: requests through the real graph, scored "
                                     "on eight dimensions")
     p.add_argument("--model", default=None, metavar="SPEC",
@@ -341,6 +363,12 @@ def add_eval_command(sub: Any) -> None:
                    help="with --compare: a model judges the two reports' answers blind")
     p.add_argument("--concurrency", type=int, default=2, metavar="N",
                    help="cases (or judgements) at once (default 2)")
+    p.add_argument("--system", default=None, choices=["agent", "baseline", "both"],
+                   help="with a knowledge set: the knowledge agent, the 'retrieve top-5 + "
+                        "answer' baseline, or both side by side (default both)")
+    p.add_argument("--limit", type=int, default=None, metavar="N",
+                   help="with a knowledge set: at most N questions, taken in turn from "
+                        "each kind")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_eval)
 
@@ -353,6 +381,9 @@ def _human_job(report: dict[str, Any]) -> str:
     lines = [f"{report['job']}"]
     for tenant, counts in report["tenants"].items():
         lines.append(f"  {tenant}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    if "exported" in report:
+        lines.append(f"exported {report['exported']['cases']} eval cases to "
+                     f"{report['exported']['path']}")
     return "\n".join(lines)
 
 
@@ -361,8 +392,16 @@ def cmd_jobs_run(args: argparse.Namespace) -> int:
     from opsgraph.jobs.scheduled import job_name, run_job
 
     name = job_name(args.name)  # bad input fails before the store starts
+    if args.export_evals is not None and name != "promote_examples":
+        raise BadInput(f"--export-evals: only promote_examples has examples to export, "
+                       f"not {name}")
     _cli().store()
     report = run_job(name, tenant=args.tenant)
+    if args.export_evals is not None:
+        from opsgraph.jobs.few_shot_export import write_dataset
+        from opsgraph.jobs.scheduled import job_scopes
+
+        report["exported"] = write_dataset(job_scopes(args.tenant), Path(args.export_evals))
     _cli().out(args, report, _human_job)
     return 0
 
@@ -377,6 +416,9 @@ def add_jobs_command(sub: Any) -> None:
     p.add_argument("--tenant", default=None,
                    help="only this tenant (default: every tenant; expire_approvals always "
                         "runs for every tenant)")
+    p.add_argument("--export-evals", default=None, metavar="PATH",
+                   help="promote_examples: then write the promoted examples as an eval "
+                        "dataset (opsgraph eval --dataset PATH)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_jobs_run)
 

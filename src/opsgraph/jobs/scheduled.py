@@ -32,7 +32,7 @@ def job_name(name: str) -> str:
     return name
 
 
-def _scopes(tenant: str | None) -> list[TenantScope]:
+def job_scopes(tenant: str | None) -> list[TenantScope]:
     """The scopes a job runs over: the one tenant named (which must exist), else every
     tenant, in id order."""
     from opsgraph.store.client import get_db
@@ -58,7 +58,7 @@ def run_job(name: str, tenant: str | None = None, now: datetime | None = None,
         from opsgraph.engine.expiry_job import expire_and_notify
 
         return {"job": job, **expire_and_notify()}
-    scopes = _scopes(tenant)
+    scopes = job_scopes(tenant)
     if job == "promote_examples":
         from opsgraph.jobs.few_shot import promote_few_shot
 
