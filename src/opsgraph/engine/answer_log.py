@@ -98,7 +98,7 @@ def _entry(done: Document, events: list[Document], record: Document | None,
            resumed: dict[str, str]) -> dict[str, Any]:
     run_id = str(done["run_id"])
     data = done.get("data") or {}
-    start = next((e["data"] for e in events if e["event"] == "run_started"), {})
+    start: Document = next((e["data"] for e in events if e["event"] == "run_started"), {})
     answer = next((e["data"] for e in reversed(events) if e["event"] == "answer"), None)
     error = next((e["data"] for e in events if e["event"] == "error"), None)
     tools = [str(c.get("tool")) for e in events if e["event"] == "task_finished"
