@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test check lint types unit deploy-check bench test-llm eval-local schema clean
+.PHONY: run test check lint types unit deploy-check bench test-llm eval-local eval-knowledge schema clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -58,6 +58,13 @@ OPENAI_API_KEY ?= local
 eval-local: $(STAMP)
 	OPENAI_BASE_URL=$(OPENAI_BASE_URL) OPENAI_API_KEY=$(OPENAI_API_KEY) \
 	  $(BIN)/opsgraph eval --model openai:local --report evals/reports/local-$$(date +%Y%m%d-%H%M)
+
+## eval-knowledge: the knowledge question set, the knowledge agent against 'retrieve top-5 +
+## answer', on the same OpenAI-compatible model (slow: ~140 answers; not part of `make test`)
+eval-knowledge: $(STAMP)
+	OPENAI_BASE_URL=$(OPENAI_BASE_URL) OPENAI_API_KEY=$(OPENAI_API_KEY) \
+	  $(BIN)/opsgraph eval --dataset evals/datasets/knowledge --model openai:local \
+	  --report evals/reports/knowledge-local-$$(date +%Y%m%d-%H%M)
 
 schema: $(STAMP)
 	$(BIN)/python -m opsgraph.registry.schema
