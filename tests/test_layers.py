@@ -38,7 +38,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("api",),
     ("cli",),
 )
-SAME_PART = {"cli_commands": "cli"}
+SAME_PART = {"cli_commands": "cli", "cli_harness": "cli"}
 LAYER_OF = {part: n for n, parts in enumerate(LAYERS) for part in parts}
 
 

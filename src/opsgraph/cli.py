@@ -100,6 +100,7 @@ def _add_principal(p: argparse.ArgumentParser, role: str | None) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     from opsgraph import cli_commands as cc
+    from opsgraph import cli_harness
 
     parser = argparse.ArgumentParser(prog="opsgraph", description=DESCRIPTION,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -135,6 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
     cc.add_eval_command(sub)
     cc.add_jobs_command(sub)
     cc.add_kb_command(sub)
+    cli_harness.add_harness_command(sub)
     return parser
 
 

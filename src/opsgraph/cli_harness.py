@@ -1,0 +1,178 @@
+"""`opsgraph harness ...`: a tenant's harness from the command line (docs/harness.md).
+
+Invalid documents exit 2 with one `path: message` line per problem on stderr, so a script
+(or an agent) can fix them all in one pass.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from opsgraph.errors import BadInput
+
+
+def _cli() -> Any:
+    from opsgraph import cli
+
+    return cli
+
+
+def _scope(args: argparse.Namespace) -> Any:
+    """The tenant's scope (NotFound for a tenant that does not exist)."""
+    from opsgraph.harness.versions import ensure_indexes
+    from opsgraph.store.scope import TenantScope
+
+    db = _cli().store()
+    ensure_indexes(db)
+    scope = TenantScope(db, args.tenant.strip())
+    scope.require_tenant()
+    return scope
+
+
+def _read(path: str) -> object:
+    """The JSON document in FILE (`-`: standard input)."""
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise BadInput(f"FILE: cannot read {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise BadInput(f"FILE: {path} is not UTF-8 text") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BadInput(f"FILE: {path} is not JSON: {exc.msg} at line {exc.lineno}, column "
+                       f"{exc.colno}") from None
+
+
+def _problems(exc: Any) -> int:
+    for problem in exc.problems:
+        print(f"{problem['path']}: {problem['message']}", file=sys.stderr)
+    return 2
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    from opsgraph.harness.spec import HarnessDoc
+
+    print(json.dumps(HarnessDoc.model_json_schema(by_alias=True), indent=None if args.json
+                     else 2))
+    return 0
+
+
+def cmd_get(args: argparse.Namespace) -> int:
+    from opsgraph.harness import versions
+
+    got = versions.get(_scope(args), args.version)
+    if args.json:
+        _cli().out(args, got)
+    else:
+        state = "active" if got["active"] else "not active"
+        print(f"# version {got['version']} ({state})", file=sys.stderr)
+        print(json.dumps(got["doc"], indent=2, ensure_ascii=False))
+    return 0
+
+
+def cmd_versions(args: argparse.Namespace) -> int:
+    from opsgraph.harness import versions
+
+    def human(rows: list[dict[str, Any]]) -> str:
+        lines = []
+        for r in rows:
+            test = r["last_test"]
+            tested = f"tests {test['passed']}/{test['passed'] + test['failed']}" if test else ""
+            lines.append(f"{'*' if r['active'] else ' '} v{r['version']:<4} "
+                         f"{r['steps']:>3} steps {r['tests']:>3} tests  "
+                         f"{(r['created_at'] or '')[:19]:<19} {r['created_by']:<16} {tested:<12}"
+                         f" {r['note']}".rstrip())
+        return "\n".join(lines)
+
+    _cli().out(args, versions.list_versions(_scope(args)), human)
+    return 0
+
+
+def cmd_set(args: argparse.Namespace) -> int:
+    from opsgraph.harness import versions
+    from opsgraph.harness.validate import HarnessInvalid
+
+    doc = _read(args.file)
+    try:
+        number, changes = versions.save(_scope(args), doc, actor=args.user, note=args.note)
+    except HarnessInvalid as exc:
+        return _problems(exc)
+    data = {"version": number, "changes": changes}
+    _cli().out(args, data, lambda d: "\n".join(
+        [f"saved version {d['version']} (not active; {len(d['changes'])} change(s) from the "
+         "active version)", *(f"  {c['op']:<8} {c['path']}" for c in d["changes"])]))
+    return 0
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from opsgraph.harness.validate import HarnessInvalid, validate
+
+    try:
+        doc = validate(_read(args.file))
+    except HarnessInvalid as exc:
+        return _problems(exc)
+    _cli().out(args, {"valid": True, "steps": len(doc.steps), "tests": len(doc.tests)},
+               lambda d: f"valid: {d['steps']} step(s), {d['tests']} test(s)")
+    return 0
+
+
+def cmd_rollback(args: argparse.Namespace) -> int:
+    from opsgraph.harness import versions
+
+    done = versions.rollback(_scope(args), actor=args.user)
+    _cli().out(args, done, lambda d: f"version {d['version']} is active again "
+               f"(was version {d['previous']})")
+    return 0
+
+
+def cmd_diagram(args: argparse.Namespace) -> int:
+    from opsgraph.harness import diagram, versions
+
+    scope = _scope(args)
+    number = versions.active(scope)[0] if args.version is None else args.version
+    doc = versions.load(scope, number)
+    text = diagram.svg(doc) if args.format == "svg" else diagram.mermaid(doc)
+    if args.json:
+        _cli().out(args, {"version": number, "format": args.format, "diagram": text})
+    else:
+        print(text, end="")
+    return 0
+
+
+def add_harness_command(sub: Any) -> None:
+    """`opsgraph harness schema|get|versions|set|validate|rollback|diagram`."""
+    harness = sub.add_parser(
+        "harness", help="the tenant's harness: versioned, tested logic around the supervisor"
+    ).add_subparsers(dest="harness_command", required=True)
+
+    def command(name: str, func: Any, help: str, *, actor: bool = False,
+                ) -> argparse.ArgumentParser:
+        p: argparse.ArgumentParser = harness.add_parser(name, help=help)
+        p.add_argument("--tenant", default="demo")
+        if actor:
+            p.add_argument("--user", default="cli", help="who is acting (kept with the "
+                           "version and in the audit trail)")
+        p.add_argument("--json", action="store_true")
+        p.set_defaults(func=func)
+        return p
+
+    command("schema", cmd_schema, "print the JSON Schema of a harness version")
+    p = command("get", cmd_get, "print a version (the active one by default)")
+    p.add_argument("--version", type=int, default=None)
+    command("versions", cmd_versions, "list the versions (* marks the active one)")
+    p = command("set", cmd_set, "validate and save FILE as a new version (not activated)",
+                actor=True)
+    p.add_argument("file", metavar="FILE", help="a JSON document ('-': standard input)")
+    p.add_argument("--note", default="", help="a note kept with the version")
+    p = command("validate", cmd_validate, "check FILE without saving it")
+    p.add_argument("file", metavar="FILE")
+    command("rollback", cmd_rollback, "re-activate the version active before this one",
+            actor=True)
+    p = command("diagram", cmd_diagram, "draw a version (the active one by default)")
+    p.add_argument("--version", type=int, default=None)
+    p.add_argument("--format", choices=("mermaid", "svg"), default="mermaid")
