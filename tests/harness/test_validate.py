@@ -132,6 +132,8 @@ CASES: list[tuple[str, Callable[[Doc], None], str, str]] = [
      "no operation 'members.teleport'"),
     ("write operation", _set("steps[6].operation", "members.update"), "steps[6].operation",
      "write operation"),
+    ("unknown operation argument", _set("steps[6].args", {"q": "x"}), "steps[6].args.q",
+     "takes no argument 'q'"),
     ("template that does not parse", _set("steps[4].text", "{{reply.answer | shout}}"),
      "steps[4].text", "unknown filter 'shout'"),
     ("template in a prompt", _set("prompts.summary", "Hi {{tenant.name | truncate}}"),

@@ -261,7 +261,7 @@ class _Checker:
                 for j, pattern in enumerate(rule.patterns):
                     self._regex(f"{at}.rules[{i}].patterns[{j}]", pattern, re.IGNORECASE)
         elif isinstance(step, Tool):
-            self._operation(f"{at}.operation", step.operation)
+            self._operation(at, step)
         elif isinstance(step, Llm):
             self._prompt(f"{at}.prompt", step.prompt[1:])
             self._output_schema(f"{at}.output_schema", step.output_schema)
@@ -312,16 +312,24 @@ class _Checker:
         except re.error as exc:
             self.add(path, f"not a regular expression: {exc}")
 
-    def _operation(self, path: str, op_id: str) -> None:
+    def _operation(self, at: str, step: Tool) -> None:
         from opsgraph.operations.catalogue import CATALOGUE
 
-        op = CATALOGUE.get(op_id)
+        op = CATALOGUE.get(step.operation)
         if op is None:
             reads = [k for k, o in CATALOGUE.items() if o.kind == "read"]
-            self.add(path, f"no operation '{op_id}' (read operations: {', '.join(reads)})")
-        elif op.kind != "read":
-            self.add(path, f"'{op_id}' is a {op.kind} operation: a tool step runs reads only "
-                     "(a change goes through an agent or the supervisor, and an approval)")
+            self.add(f"{at}.operation", f"no operation '{step.operation}' (read operations: "
+                     f"{', '.join(reads)})")
+            return
+        if op.kind != "read":
+            self.add(f"{at}.operation", f"'{step.operation}' is a {op.kind} operation: a tool "
+                     "step runs reads only (a change goes through an agent or the supervisor, "
+                     "and an approval)")
+        fields = op.input.model_fields
+        for name in step.args:
+            if name not in fields:
+                self.add(f"{at}.args.{name}", f"'{step.operation}' takes no argument "
+                         f"'{name}' (arguments: {', '.join(fields) or 'none'})")
 
     def _agent(self, path: str, name: str) -> None:
         from opsgraph.registry.loader import get_registry
