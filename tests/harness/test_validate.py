@@ -180,6 +180,14 @@ def test_each_problem_is_named_by_path(mutate: Callable[[Doc], None], path: str,
     assert message in at(problems, path)
 
 
+def test_tool_arguments_are_named_as_a_user_writes_them() -> None:
+    doc = base()
+    doc["steps"][6].update(operation="reports.bookings", args={"from": "2026-01-01"})
+    assert validate(doc).steps[6].type == "tool"
+    doc["steps"][6]["args"] = {"from_": "2026-01-01"}
+    assert "takes no argument 'from_'" in at(problems_of(doc), "steps[6].args.from_")
+
+
 def test_a_budget_allows_a_cycle() -> None:
     doc = base()
     _loop(doc)

@@ -325,7 +325,7 @@ class _Checker:
             self.add(f"{at}.operation", f"'{step.operation}' is a {op.kind} operation: a tool "
                      "step runs reads only (a change goes through an agent or the supervisor, "
                      "and an approval)")
-        fields = op.input.model_fields
+        fields = [f.alias or name for name, f in op.input.model_fields.items()]
         for name in step.args:
             if name not in fields:
                 self.add(f"{at}.args.{name}", f"'{step.operation}' takes no argument "
