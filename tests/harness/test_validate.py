@@ -188,6 +188,14 @@ def test_tool_arguments_are_named_as_a_user_writes_them() -> None:
     assert "takes no argument 'from_'" in at(problems_of(doc), "steps[6].args.from_")
 
 
+def test_at_name_is_a_prompt_only_in_text_fields() -> None:
+    doc = base()
+    doc["steps"][2]["query"] = "@nothing"  # a search query is a plain template: literal text
+    validate(doc)
+    doc["steps"][4]["text"] = "@nothing"  # an answer's text is a text field: a prompt
+    assert "no prompt '@nothing'" in at(problems_of(doc), "steps[4].text")
+
+
 def test_a_budget_allows_a_cycle() -> None:
     doc = base()
     _loop(doc)

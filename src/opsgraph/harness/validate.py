@@ -197,7 +197,7 @@ class _Checker:
         for n, step in self.steps:
             self._step(f"steps[{n}]", step)
         for name, text in self.prompts.items():
-            self._template(f"prompts.{name}", text)
+            self._template(f"prompts.{name}", text, prompt_ref=False)
         self._tests()
         return self.problems
 
@@ -254,8 +254,8 @@ class _Checker:
             self.add(f"{at}.next", "a step that ends the run or branches cannot name next")
         else:
             self._goto(f"{at}.next", step.next)
-        for path, text in _texts(at, step):
-            self._template(path, text)
+        for path, text, is_text in _texts(at, step):
+            self._template(path, text, prompt_ref=is_text)
         if isinstance(step, Guard):
             for i, rule in enumerate(step.rules):
                 for j, pattern in enumerate(rule.patterns):
@@ -268,8 +268,10 @@ class _Checker:
         elif isinstance(step, Agent):
             self._agent(f"{at}.agent", step.agent)
 
-    def _template(self, path: str, text: str) -> None:
-        ref = templates.PROMPT_REF.match(text.strip())
+    def _template(self, path: str, text: str, *, prompt_ref: bool) -> None:
+        """A template; in a text field (`Text`: a reply, a question, an answer) a value that
+        is exactly `@name` is the prompt of that name instead."""
+        ref = templates.PROMPT_REF.match(text.strip()) if prompt_ref else None
         if ref:
             self._prompt(path, ref[1])
             return
@@ -374,18 +376,22 @@ def _defined(step: dict[str, Any]) -> Iterator[str]:
                 yield from rule["set"]
 
 
-def _texts(at: str, step: Step) -> Iterator[tuple[str, str]]:
-    """Every template of a step with its path."""
-    def text(path: str, value: str | list[str] | None) -> Iterator[tuple[str, str]]:
+def _texts(at: str, step: Step) -> Iterator[tuple[str, str, bool]]:
+    """Every template of a step with its path, and whether it is a text field (where
+    `@name` is a prompt) or a plain template."""
+    def text(path: str, value: str | list[str] | None) -> Iterator[tuple[str, str, bool]]:
         if isinstance(value, str):
-            yield path, value
+            yield path, value, True
         elif isinstance(value, list):
             for i, part in enumerate(value):
-                yield f"{path}[{i}]", part
+                yield f"{path}[{i}]", part, True
 
-    def nested(path: str, value: Any) -> Iterator[tuple[str, str]]:
+    def plain(path: str, value: str) -> Iterator[tuple[str, str, bool]]:
+        yield path, value, False
+
+    def nested(path: str, value: Any) -> Iterator[tuple[str, str, bool]]:
         if isinstance(value, str):
-            yield path, value
+            yield path, value, False
         elif isinstance(value, dict):
             for key, item in value.items():
                 yield from nested(f"{path}.{key}", item)
@@ -400,19 +406,20 @@ def _texts(at: str, step: Step) -> Iterator[tuple[str, str]]:
     elif isinstance(step, Set):
         yield from nested(f"{at}.values", step.values)
     elif isinstance(step, Search):
-        yield from text(f"{at}.query", step.query)
+        yield from plain(f"{at}.query", step.query)
         yield from nested(f"{at}.filters", step.filters)
     elif isinstance(step, Tool):
         yield from nested(f"{at}.args", step.args)
     elif isinstance(step, Llm):
-        yield from text(f"{at}.input", step.input)
+        yield from plain(f"{at}.input", step.input)
     elif isinstance(step, Agent):
-        yield from text(f"{at}.instruction", step.instruction)
+        yield from plain(f"{at}.instruction", step.instruction)
     elif isinstance(step, Supervisor):
-        yield from text(f"{at}.message", step.message)
+        yield from plain(f"{at}.message", step.message)
     elif isinstance(step, Clarify):
         yield from text(f"{at}.question", step.question)
-        yield from text(f"{at}.options", step.options)
+        for i, option in enumerate(step.options):
+            yield from plain(f"{at}.options[{i}]", option)
     elif isinstance(step, Answer | Stop):
         yield from text(f"{at}.text", step.text)
 
