@@ -13,6 +13,7 @@ from opsgraph.engine import model_calls
 from opsgraph.engine.context import RunContext
 from opsgraph.engine.few_shot import agent_examples
 from opsgraph.engine.plan import PlannedTask
+from opsgraph.engine.pre_search import PreSearch, pre_search
 from opsgraph.engine.state import TaskResult
 from opsgraph.engine.tool_loop import AskModel, Decided, LoopResult, OnProposal, run_tool_loop
 from opsgraph.faults import crash_point
@@ -119,14 +120,35 @@ def run_agent(ctx: RunContext, agent: AgentSpec, task: PlannedTask,
     spec = resolve_model_spec(ctx.scope, agent.name, agent.model_tier, ctx.run_model,
                               overrides=ctx.model_overrides)
     acts = agent.kind == "action"
+    answers = searches_first(agent)
+    found = pre_search(tools, task.instruction, ctx.request) if answers else None
     system = cached_system_message(get_chat_model(spec), system_prompt(agent))
-    messages: list[BaseMessage] = [system, HumanMessage(task_brief(ctx, task, dep_results))]
-    return run_tool_loop(
+    brief = task_brief(ctx, task, dep_results)
+    if found is not None and found.block:
+        brief += "\n\n" + found.block
+    messages: list[BaseMessage] = [system, HumanMessage(brief)]
+    result = run_tool_loop(
         ask=_asker(ctx, spec, task.id, checkpointed=acts), tools=tools, requires=requires,
         messages=messages, max_rounds=agent.round_limit, agent=agent.name,
         on_proposal=proposal_handler(ctx, agent.name, task.id) if acts else None,
         run_round=model_calls.replayable_round if acts else None,
-        first_call=task_write_tool(tools, task) if acts else None)
+        first_call=task_write_tool(tools, task) if acts else None, answers=answers)
+    return with_pre_search(result, found) if found is not None else result
+
+
+def searches_first(agent: AgentSpec) -> bool:
+    """A query agent with the knowledge search: it starts from a pre-search and writes its
+    own answer (it navigates before it reads, so a successful round is not the end)."""
+    return agent.kind == "query" and "knowledge.search" in agent.tools
+
+
+def with_pre_search(result: LoopResult, found: PreSearch) -> LoopResult:
+    """The loop's result with the pre-search's calls, findings and sources first."""
+    result.calls[:0] = found.calls
+    result.findings[:0] = found.findings
+    result.sources[:0] = found.sources
+    result.tool_calls += len(found.calls)
+    return result
 
 
 def task_write_tool(tools: dict[str, BoundTool], task: PlannedTask) -> str | None:

@@ -89,7 +89,7 @@ def _run(ctx: RunContext, task: PlannedTask, dep_results: dict[str, TaskResult])
                           else "completed")
     return _result(task, status, content=loop.content,
                    sources=[s.to_json() for s in loop.sources], tool_calls=loop.tool_calls,
-                   calls=loop.calls, findings=loop.findings)
+                   calls=loop.calls, findings=loop.findings, cap=loop.stopped)
 
 
 @task

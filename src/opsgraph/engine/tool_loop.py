@@ -6,19 +6,26 @@ offered from the first round; a call made before its prerequisites (the tool-pre
 DAG's frontier) answers a clear error ("first call bookings_availability"), which a model
 can act on, where a hidden tool only gets written out as text.
 
-Two kinds of agent, two stop rules:
+Three stop rules:
 - a query agent stops as soon as one round of calls all succeeded and opened no tool that
   waited for them (its spec's next step, e.g. a get after a search): what the tools
   returned goes to the synthesiser as it is, with no second model turn (a failed call gets
   another round, up to `max_rounds`);
+- a query agent that writes its own answer (`answers`: the knowledge agents, which
+  navigate — search, grep, outline — before they read) stops after the first turn that
+  answers without tool calls; after `max_rounds` rounds it is told its step budget is
+  spent and asked once for its answer from what it read, and one that still asks for
+  tools ends with a line written by code saying it found no answer in its budget — never a
+  silent failure; either way the result says it stopped on the budget (`stopped`);
 - an action agent must call a tool in its first turn — the write tool that does what the
   task asks, when there is one (a grammar-constrained server then writes a well-formed call,
   and the reads it needs are made first when its arguments determine them) — and one that
   answers without having proposed anything is asked once more to propose; it stops after
   a decided proposal or `max_rounds` loops.
 A call written as text instead of a tool call is read as the call it spells out. After the
-last allowed round the model is asked once more without tools; a model that still asks for
-tools has run away and the loop stops with `CapReached`.
+last allowed round the model is told so and asked once more without tools; a model that
+still asks for tools has run away and the loop stops with `CapReached` (an answering agent
+ends with `NO_ANSWER` instead).
 """
 
 from __future__ import annotations
@@ -64,6 +71,11 @@ RESULT_CHARS = 2000
 """How much of a tool's output an event carries (the dashboard and the evals read it)."""
 FINDING_CHARS = 6000
 """How much of a tool's output the synthesiser reads."""
+BUDGET_SPENT = ("Your step budget of {rounds} tool rounds is spent: no more tool calls. Answer "
+                "now from what the tools returned; if that does not answer the request, say "
+                "plainly what you could not find.")
+NO_ANSWER = ("I could not find an answer within my step budget of {rounds} tool rounds "
+             "(searching did not lead to a section that answers it).")
 NUDGE = ("You have not proposed anything yet. Call the write tool now with the details from "
          "the request; if a required detail is missing or a name matches several records, "
          "say exactly what is missing instead.")
@@ -82,13 +94,15 @@ class LoopResult:
     proposal, the change and what became of it."""
     findings: list[dict[str, Any]] = field(default_factory=list)
     """What the successful read calls returned: `{tool, args, data}` (trimmed)."""
+    stopped: str | None = None
+    """The limit that ended the loop when one did: `tool_rounds` (the step budget)."""
 
     @property
     def proposed(self) -> bool:
         return any("change" in call for call in self.calls)
 
 
-def _trim(value: Any, limit: int) -> str:
+def trim(value: Any, limit: int) -> str:
     text = value if isinstance(value, str) else json.dumps(value, default=str,
                                                            ensure_ascii=False)
     return text if len(text) <= limit else text[:limit] + "…"
@@ -97,7 +111,7 @@ def _trim(value: Any, limit: int) -> str:
 def call_record(call: Mapping[str, Any], ok: bool, result: Any) -> dict[str, Any]:
     """One tool call as events and task results keep it: name, arguments, outcome, output."""
     return {"tool": call.get("name", ""), "args": dict(call.get("args") or {}), "ok": ok,
-            "result": _trim(result, RESULT_CHARS)}
+            "result": trim(result, RESULT_CHARS)}
 
 
 def _text(message: AIMessage) -> str:
@@ -190,11 +204,11 @@ def _read_as_calls(reply: AIMessage, names: Sequence[str]) -> AIMessage:
 def run_tool_loop(*, ask: AskModel, tools: Mapping[str, BoundTool],
                   requires: Mapping[str, Sequence[str]], messages: list[BaseMessage],
                   max_rounds: int, agent: str, on_proposal: OnProposal | None = None,
-                  run_round: Dispatch | None = None, first_call: str | None = None
-                  ) -> LoopResult:
+                  run_round: Dispatch | None = None, first_call: str | None = None,
+                  answers: bool = False) -> LoopResult:
     """Run the model ↔ tools loop until the model answers without tool calls (or, for a
-    query agent, until a round of calls all succeeded). `on_proposal` marks an action
-    agent."""
+    query agent that does not write its own answer, until a round of calls all succeeded).
+    `on_proposal` marks an action agent; `answers` a query agent that writes its answer."""
     acts = on_proposal is not None
     result = LoopResult(content="", rounds=0)
     succeeded: set[str] = set()
@@ -202,6 +216,9 @@ def run_tool_loop(*, ask: AskModel, tools: Mapping[str, BoundTool],
     while True:
         open_ = result.rounds < max_rounds
         offered = list(tools) if open_ else []
+        if not open_ and result.stopped is None:
+            result.stopped = "tool_rounds"
+            messages.append(HumanMessage(BUDGET_SPENT.format(rounds=max_rounds)))
         must_call = acts and open_ and result.rounds == 0 and not nudged
         choice = (first_call if first_call in offered else "any") if must_call else None
         reply = ask(messages, [tools[name].schema() for name in offered], choice)
@@ -214,6 +231,10 @@ def run_tool_loop(*, ask: AskModel, tools: Mapping[str, BoundTool],
                 continue
             result.content = _text(reply)
             return result
+        if not open_ and answers:
+            result.content = NO_ANSWER.format(rounds=max_rounds)
+            messages[-1] = AIMessage(content=result.content)
+            return result
         if not open_:
             raise CapReached("tool_rounds",
                              f"{agent} stopped at its cap of {max_rounds} tool rounds")
@@ -222,7 +243,7 @@ def run_tool_loop(*, ask: AskModel, tools: Mapping[str, BoundTool],
         all_ok, settled = _run_round(result, reply, tools, requires, succeeded, messages,
                                      on_proposal, run_round or dispatch)
         opened = set(frontier(list(tools), requires, succeeded)) - ready - succeeded
-        if (all_ok and not acts and not opened) or settled:
+        if (all_ok and not acts and not answers and not opened) or settled:
             return result
 
 
@@ -290,7 +311,7 @@ def _record(result: LoopResult, calls: list[dict[str, Any]], outcomes: list[Tool
                 settled = settled or decided.change.get("outcome") != "revise"
         elif ok:
             result.findings.append({"tool": call["name"], "args": record["args"],
-                                    "data": _trim(outcome.content, FINDING_CHARS)})
+                                    "data": trim(outcome.content, FINDING_CHARS)})
         all_ok = all_ok and ok
         result.tool_calls += 1
         result.calls.append(record)

@@ -101,8 +101,10 @@ def search_knowledge(ctx: Context, args: KnowledgeSearch) -> Result:
             item["type"] = e.fields.get("type")
         results.append(item)
     hint = ("" if results else
-            "nothing matched: try other words, knowledge_grep for an exact string, "
-            "knowledge_find_objects by fields, or knowledge_outline")
+            "nothing matched: try another way before saying it is not there — other words, "
+            "knowledge_grep for an exact string (a clause, an SKU, a wording), "
+            "knowledge_find_objects by catalogue fields, or knowledge_outline and "
+            "knowledge_file_outline for the tables of contents")
     return Result({"query": args.query, "results": results, **({"hint": hint} if hint else {})})
 
 

@@ -24,6 +24,19 @@ RULE_WRITES = (
     "Say that the change is waiting for approval; never say it is done."
 )
 RULE_READ_ONLY = "You are read-only: look things up and answer; never offer to change records."
+RULES_KNOWLEDGE = (
+    "Your first message already holds a search for the request and the best sections, "
+    "read for you: when they answer it, answer at once, with no tool call.",
+    "Answer only from what was read. Check every number, price, deadline, age and "
+    "condition you give against the text read, and copy it exactly; name the section.",
+    "When the request has several readings and the answer depends on which (member or "
+    "guest, peak or off-peak, court or studio...), do not pick one: ask a short clarifying "
+    "question that lists the options, with what each one's answer would be.",
+    "When nothing read answers it, try another way (other words, knowledge_grep for an "
+    "exact string, knowledge_find_objects by fields, knowledge_outline) — then, if still "
+    "nothing, say plainly that the knowledge base does not say. Never guess.",
+)
+"""How a knowledge agent answers: from what was read, checked, never guessed."""
 
 
 def system_prompt(spec: AgentSpec) -> str:
@@ -39,6 +52,8 @@ def system_prompt(spec: AgentSpec) -> str:
     if spec.guidelines.strip():
         sections.append("## Guidelines\n" + spec.guidelines.strip())
     rules = [*RULES_ALWAYS, RULE_READ_ONLY if spec.read_only else RULE_WRITES]
+    if spec.domain == "knowledge" and spec.kind == "query":
+        rules += RULES_KNOWLEDGE
     sections.append("## Rules\n" + "\n".join(f"- {rule}" for rule in rules))
     return "\n\n".join(sections) + "\n"
 

@@ -1,0 +1,215 @@
+"""How the knowledge agents work: pre-search and pre-reads, the answer-stop rule, the step
+budget, switching method on an empty search, their prompt rules, and sources from reads
+only — through the real graph with scripted models, and the loop with real bound tools."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+
+from opsgraph.engine.pre_search import MAX_READS, pre_search
+from opsgraph.engine.tool_loop import BUDGET_SPENT, NO_ANSWER, run_tool_loop
+from opsgraph.operations.base import Context
+from opsgraph.principal import Plan
+from opsgraph.registry.loader import get_registry
+from opsgraph.registry.prompt import RULES_KNOWLEDGE, system_prompt
+from opsgraph.store.scope import TenantScope
+from opsgraph.tools import bind_agent_tools
+from opsgraph.tools.contract import DATA_NOTICE
+from tests.engine.helpers import chat, finished, of, person, statuses
+from tests.engine.test_tool_loop import Scripted, calls
+
+KNOWLEDGE_TOOLS = ["knowledge.search", "knowledge.grep", "knowledge.get_object",
+                   "knowledge.find_objects", "knowledge.outline", "knowledge.file_outline",
+                   "knowledge.read", "knowledge.read_section"]
+LATE_CANCEL = "Find the rule for late cancellation of court bookings"
+POLICY_SECTIONS = {"booking-policy#cancelling-a-booking", "court-hire-prices#late-cancellation"}
+
+
+def task(tid: str, instruction: str, verb: str = "search") -> dict[str, Any]:
+    return {"id": tid, "domain": "knowledge", "operation": verb, "instruction": instruction,
+            "depends_on": []}
+
+
+def call(name: str, **args: Any) -> dict[str, Any]:
+    return {"tool_calls": [{"name": name, "args": args}]}
+
+
+@pytest.fixture
+def tools(demo_db: Any) -> Any:
+    ctx = Context(TenantScope(demo_db, "demo"), person("staff"))
+    return bind_agent_tools(ctx, KNOWLEDGE_TOOLS, Plan.PRO)
+
+
+def only(events: list[Any], tid: str = "t1") -> dict[str, Any]:
+    return next(d for d in of(events, "task_finished") if d["task_id"] == tid)
+
+
+# ── pre-search ───────────────────────────────────────────────────────────────────────────
+
+@pytest.mark.usefixtures("demo_db")
+def test_with_the_answer_pre_read_one_model_call_is_enough(script: Any) -> None:
+    model = script({"plan": {"tasks": [task("t1", LATE_CANCEL)]},
+                    "turns": {"t1": [{"content": "Cancel at least 24 hours ahead."}]},
+                    "synthesis": "Cancel at least 24 hours ahead or pay in full."})
+    events = chat(person("staff"), "how late can I cancel my court without paying", model)
+    assert statuses(events) == {"t1": "completed"}
+    # the plan, the agent's one turn, the synthesis: no tool round at all
+    assert finished(events)["usage"]["model_calls"] == 3
+    done = only(events)["calls"]
+    assert done[0]["tool"] == "knowledge_search" and done[0]["by"] == "code"
+    assert done[0]["args"] == {"query": LATE_CANCEL}  # the task's instruction is searched
+    reads = [c for c in done[1:] if c["tool"] == "knowledge_read_section"]
+    assert reads and len(reads) <= MAX_READS and all(c["by"] == "code" and c["ok"] for c in done)
+    # sources are exactly the sections pre-read: the search's hits are navigation only
+    sources = of(events, "answer")[0]["sources"]
+    assert {s["id"] for s in sources} == {c["args"]["section"] for c in reads}
+    assert {s["kind"] for s in sources} == {"section"}
+    assert POLICY_SECTIONS & {s["id"] for s in sources}
+
+
+def test_the_first_message_holds_the_hits_as_data_and_the_sections_read(tools: Any) -> None:
+    found = pre_search(tools, LATE_CANCEL, "how late can I cancel?")
+    assert found is not None
+    block = found.block
+    assert DATA_NOTICE in block and "not sources" in block
+    assert "Already read for you" in block
+    read = [c["args"]["section"] for c in found.calls if c["tool"] == "knowledge_read_section"]
+    assert read and all(f"{s} — " in block and "(read below)" in block for s in read)
+    assert [s.id for s in found.sources] == read  # the reads, in order; never the search
+    assert found.findings[0]["tool"] == "knowledge_search"
+    assert len(block) < 6000  # ~1,500 tokens: the small local model's context is short
+
+
+def test_the_pre_search_stays_small_on_every_labelled_question(tools: Any) -> None:
+    from tests.knowledge.test_pre_search_recall import labelled
+
+    sizes = []
+    for question in labelled():
+        found = pre_search(tools, question["instruction"], question["q"])
+        assert found is not None
+        sizes.append(len(found.block))
+    print(f"\npre-search block over {len(sizes)} questions: max {max(sizes)} chars, "
+          f"mean {sum(sizes) // len(sizes)}")
+    assert max(sizes) < 6000
+
+
+def test_an_agent_without_the_search_tool_gets_no_pre_search(demo_db: Any) -> None:
+    scope = TenantScope(demo_db, "demo")
+    ctx = Context(scope, person("staff"))
+    assert pre_search(bind_agent_tools(ctx, ["knowledge.read"], Plan.PRO), LATE_CANCEL,
+                      "") is None
+    saved = list(demo_db["knowledge"].find({"tenant_id": "demo"}))
+    demo_db["knowledge"].delete_many({"tenant_id": "demo"})
+    try:  # an empty knowledge base: no knowledge tool is bound, so nothing is searched
+        assert pre_search(bind_agent_tools(ctx, KNOWLEDGE_TOOLS, Plan.PRO), LATE_CANCEL,
+                          "") is None
+    finally:
+        demo_db["knowledge"].insert_many(saved)
+
+
+@pytest.mark.usefixtures("demo_db")
+def test_a_read_straight_from_a_pre_search_hit_is_allowed(script: Any) -> None:
+    model = script({
+        "plan": {"tasks": [task("t1", "Find where the defibrillator is")]},
+        "turns": {"t1": [call("knowledge_read_section", document="safety",
+                              section="safety#fire"),
+                         {"content": "The fire procedure is in the safety policy."}]},
+        "synthesis": "See the safety policy."})
+    events = chat(person("staff"), "where is the defibrillator", model)
+    own = [c for c in only(events)["calls"] if "by" not in c]
+    assert [(c["tool"], c["ok"]) for c in own] == [("knowledge_read_section", True)]
+    assert "safety#fire" in {s["id"] for s in of(events, "answer")[0]["sources"]}
+
+
+# ── the stop rule and the step budget ────────────────────────────────────────────────────
+
+@pytest.mark.usefixtures("demo_db")
+def test_a_successful_search_round_is_not_the_end_the_answer_is(script: Any) -> None:
+    model = script({
+        "plan": {"tasks": [task("t1", "Find the dog policy")]},
+        "turns": {"t1": [call("knowledge_search", query="dogs"),
+                         call("knowledge_read_section", document="dogs-and-pets",
+                              section="dogs-and-pets#_top"),
+                         {"content": "Only assistance dogs are allowed inside."}]},
+        "synthesis": "Only assistance dogs."})
+    events = chat(person("staff"), "can I bring my dog", model)
+    result = only(events)
+    own = [c["tool"] for c in result["calls"] if "by" not in c]
+    assert own == ["knowledge_search", "knowledge_read_section"]
+    assert finished(events)["usage"]["model_calls"] == 5  # plan, three turns, synthesis
+
+
+@pytest.mark.usefixtures("demo_db")
+def test_an_agent_that_searches_forever_answers_after_its_step_budget(script: Any) -> None:
+    budget = get_registry().get("knowledge.policies").round_limit
+    model = script({"plan": {"tasks": [task("t1", "Find the trampoline policy")]},
+                    "turns": {"t1": [call("knowledge_search", query="trampoline")]
+                              * (budget + 1)},
+                    "synthesis": "I could not find a trampoline policy."})
+    events = chat(person("staff"), "whats the trampoline policy", model)
+    assert statuses(events) == {"t1": "completed"} and not of(events, "error")
+    assert finished(events)["status"] == "completed"
+    own = [c for c in only(events)["calls"] if "by" not in c]
+    assert len(own) == budget  # the last turn's calls were not run
+    from opsgraph.engine.runner import thread_state
+
+    _, state = thread_state(person("staff"), finished(events)["thread_id"])
+    assert state is not None
+    result = state.results["t1"]
+    assert result.cap == "tool_rounds"  # the task record says why it stopped
+    assert result.content == NO_ANSWER.format(rounds=budget)
+
+
+def test_when_the_budget_is_spent_the_model_is_told_and_asked_once(tools: Any) -> None:
+    ask = Scripted([calls(("knowledge_search", {"query": "trampoline"}))] * 2
+                   + [AIMessage(content="The knowledge base does not say.")])
+    messages: list[BaseMessage] = [HumanMessage("trampoline rules?")]
+    result = run_tool_loop(ask=ask, tools=tools, requires={}, messages=messages,
+                           max_rounds=2, agent="knowledge.policies", answers=True)
+    assert ask.offered[2] == []  # no tools on the last call
+    assert messages[-2].content == BUDGET_SPENT.format(rounds=2)
+    assert result.content == "The knowledge base does not say."
+    assert result.stopped == "tool_rounds" and result.rounds == 2
+
+
+def test_an_answer_within_the_budget_is_no_stop_on_the_budget(tools: Any) -> None:
+    ask = Scripted([calls(("knowledge_grep", {"pattern": "defibrillator"})),
+                    AIMessage(content="By reception.")])
+    result = run_tool_loop(ask=ask, tools=tools, requires={}, messages=[HumanMessage("x")],
+                           max_rounds=4, agent="knowledge.faq", answers=True)
+    assert result.content == "By reception." and result.stopped is None
+    assert [f["tool"] for f in result.findings] == ["knowledge_grep"]
+    assert result.sources == []  # grep is navigation
+
+
+# ── switching method, prompt rules ───────────────────────────────────────────────────────
+
+def test_an_empty_search_names_the_other_ways_to_look(tools: Any) -> None:
+    outcome = tools["knowledge_search"].call({"query": "xylophone zeppelin"})
+    assert outcome.ok and outcome.content["results"] == []
+    hint = outcome.content["hint"]
+    for other in ("knowledge_grep", "knowledge_find_objects", "knowledge_outline",
+                  "knowledge_file_outline"):
+        assert other in hint
+    found = pre_search(tools, "xylophone zeppelin", "")
+    assert found is not None and found.sources == []
+    assert "found nothing" in found.block and "knowledge_grep" in found.block
+
+
+def test_knowledge_agents_carry_the_reading_rules_and_no_search_first_workaround() -> None:
+    registry = get_registry()
+    agents = registry.in_domain("knowledge")
+    assert agents
+    for spec in agents:
+        prompt = system_prompt(spec)
+        assert all(rule in prompt for rule in RULES_KNOWLEDGE), spec.name
+        assert not spec.requires, f"{spec.name}: a read must not wait for a search"
+        assert spec.round_limit == 4
+    other = system_prompt(registry.get("members.lookup"))
+    assert RULES_KNOWLEDGE[1] not in other
+    joined = " ".join(RULES_KNOWLEDGE)
+    for rule in ("number", "deadline", "condition", "clarifying question", "Never guess"):
+        assert rule in joined
