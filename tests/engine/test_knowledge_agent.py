@@ -68,6 +68,12 @@ def test_with_the_answer_pre_read_one_model_call_is_enough(script: Any) -> None:
     assert {s["id"] for s in sources} == {c["args"]["section"] for c in reads}
     assert {s["kind"] for s in sources} == {"section"}
     assert POLICY_SECTIONS & {s["id"] for s in sources}
+    from opsgraph.engine.runner import thread_state
+
+    _, state = thread_state(person("staff"), finished(events)["thread_id"])
+    assert state is not None  # what the synthesiser got: the agent's answer, not raw reads
+    assert state.results["t1"].content == "Cancel at least 24 hours ahead."
+    assert state.results["t1"].findings == []
 
 
 def test_the_first_message_holds_the_hits_as_data_and_the_sections_read(tools: Any) -> None:
@@ -161,6 +167,7 @@ def test_an_agent_that_searches_forever_answers_after_its_step_budget(script: An
     result = state.results["t1"]
     assert result.cap == "tool_rounds"  # the task record says why it stopped
     assert result.content == NO_ANSWER.format(rounds=budget)
+    assert result.findings == []  # the synthesiser is handed the answer, not the searches
 
 
 def test_when_the_budget_is_spent_the_model_is_told_and_asked_once(tools: Any) -> None:

@@ -133,7 +133,13 @@ def run_agent(ctx: RunContext, agent: AgentSpec, task: PlannedTask,
         on_proposal=proposal_handler(ctx, agent.name, task.id) if acts else None,
         run_round=model_calls.replayable_round if acts else None,
         first_call=task_write_tool(tools, task) if acts else None, answers=answers)
-    return with_pre_search(result, found) if found is not None else result
+    if found is not None:
+        with_pre_search(result, found)
+    if answers and result.content.strip():
+        # Its answer was written and checked from what it read (or says what it could not
+        # find, or asks which reading is meant): that, not the raw reads, is what it found.
+        result.findings = []
+    return result
 
 
 def searches_first(agent: AgentSpec) -> bool:
