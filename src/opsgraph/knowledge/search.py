@@ -19,7 +19,8 @@ An `Index` is built per tenant and state of its knowledge: the key is the tenant
 `knowledge_version` and a digest of the entries' text and fields, so an edit that forgot
 to bump the version still rebuilds. The last few indexes stay cached in process; section
 vectors are cached by text, so a rebuild after one document changes embeds only that
-document's new sections.
+document's new sections; and they are kept on disk (`knowledge.vector_store`), so a fresh
+process loads them instead of embedding every entry again.
 """
 
 from __future__ import annotations
@@ -261,6 +262,15 @@ def _embed_cached(texts: Sequence[str]) -> Vectors:
     return out
 
 
+def _remember(texts: Sequence[str], vectors: Vectors) -> None:
+    """Vectors read from disk join the per-text cache, as if just embedded."""
+    with _lock:
+        for text, vector in zip(texts, vectors, strict=True):
+            _vector_cache[hashlib.sha256(text.encode()).hexdigest()] = vector
+        while len(_vector_cache) > _VECTOR_CACHE_SIZE:
+            _vector_cache.popitem(last=False)
+
+
 def _embed_query(text: str) -> Vectors:
     from opsgraph.knowledge.embeddings import get_embedder
 
@@ -284,14 +294,18 @@ def _digest(entries: Sequence[Entry]) -> str:
 
 def index_for(scope: TenantScope) -> Index:
     """The tenant's index for its knowledge as it is now, built on first use and cached."""
+    from opsgraph.knowledge.vector_store import stored_or_embedded
+
     entries = entries_of(scope)
-    key = (scope.tenant_id, knowledge_version(scope), _digest(entries))
+    version = knowledge_version(scope)
+    key = (scope.tenant_id, version, _digest(entries))
     with _lock:
         cached = _indexes.get(key)
         if cached is not None:
             _indexes.move_to_end(key)
             return cached
-    built = Index(entries, _embed_cached, _embed_query)
+    embed = stored_or_embedded(scope.tenant_id, version, _embed_cached, _remember)
+    built = Index(entries, embed, _embed_query)
     with _lock:
         _indexes[key] = built
         while len(_indexes) > _CACHE_SIZE:
