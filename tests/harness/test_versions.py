@@ -111,7 +111,6 @@ def test_failing_tests_refuse_activation_unless_forced(scope: TenantScope) -> No
     assert row["detail"]["forced"] is True and row["detail"]["failing"] == ["spam is blocked"]
     listed = versions.list_versions(scope)[1]
     assert listed["active"] and listed["activated_at"] is not None
-    assert (listed["last_test"]["passed"], listed["last_test"]["failed"]) == (1, 1)
 
 
 def test_a_count_of_failures_without_results_still_refuses(scope: TenantScope) -> None:

@@ -159,16 +159,15 @@ def record_test(scope: TenantScope, version: int, report: Mapping[str, Any]) -> 
 def activate(scope: TenantScope, version: int, *, actor: str, report: Mapping[str, Any],
              force: bool = False) -> dict[str, Any]:
     """Make `version` the active one, given the test report the caller just ran on it
-    (`{passed, failed, results: [{name, passed, ...}]}`). Failing tests refuse it
-    (`tests_failing`, naming them) unless `force`; every activation is audited, a forced
-    one with the tests it overrode."""
+    (`{passed, failed, results: [{name, passed, ...}]}`; the caller keeps it with
+    `record_test`). Failing tests refuse it (`tests_failing`, naming them) unless `force`;
+    every activation is audited, a forced one with the tests it overrode."""
     failing = _failing(report)
     if failing and not force:
         raise TestsFailing(
             f"harness version {version}: {len(failing)} test(s) failing, not activated "
             f"(force to activate anyway): {'; '.join(failing)}", failing=failing)
     doc = load(scope, version)  # NotFound before anything moves
-    record_test(scope, version, report)
     detail = {"forced": bool(force and failing), "passed": int(report.get("passed", 0)),
               "failed": int(report.get("failed", 0)), "failing": failing}
     return _move(scope, actor, "activate", lambda _: (version, doc), detail)
