@@ -127,3 +127,29 @@ def test_knowledge_version_counts_changes_per_tenant(db) -> None:  # type: ignor
     assert knowledge_version(TenantScope(db, "two")) == 0
     with pytest.raises(NotFound, match="tenant 'nobody' not found"):
         bump_knowledge_version(db, "nobody")
+
+
+def test_seeded_documents_store_their_sections_and_old_rows_get_them_once(
+        demo_db) -> None:  # type: ignore[no-untyped-def]
+    from opsgraph.store.seed import seed
+
+    scope = TenantScope(demo_db, "demo")
+    docs = list(demo_db["knowledge"].find({"tenant_id": "demo"}))
+    assert docs and all(doc.get("sections") for doc in docs)
+    faq = next(d for d in docs if d["slug"] == "faq")
+    assert stored_sections(faq) == sections("faq", faq["body"], "markdown", faq["title"])
+    version = knowledge_version(scope)
+    seed(demo_db, "demo")  # nothing changed: nothing written, the version stays
+    assert knowledge_version(scope) == version
+    assert demo_db["knowledge"].find_one({"_id": faq["_id"]})["version"] == faq["version"]
+    # a row stored before sections were seeded is read by parsing its body ...
+    demo_db["knowledge"].update_one({"_id": faq["_id"]}, {"$unset": {"sections": ""}})
+    legacy = demo_db["knowledge"].find_one({"_id": faq["_id"]})
+    assert "sections" not in legacy and stored_sections(legacy) == stored_sections(faq)
+    # ... and the next seed writes its sections, once
+    seed(demo_db, "demo")
+    again = demo_db["knowledge"].find_one({"_id": faq["_id"]})
+    assert again["sections"] == faq["sections"] and again["version"] == faq["version"] + 1
+    assert knowledge_version(scope) == version + 1
+    seed(demo_db, "demo")
+    assert knowledge_version(scope) == version + 1

@@ -35,6 +35,7 @@ from pymongo.errors import BulkWriteError
 
 from opsgraph.store.indexes import ensure_indexes
 from opsgraph.store.search_keys import with_keys
+from opsgraph.store.sections import sections, title_of
 
 Document = dict[str, Any]
 
@@ -363,15 +364,17 @@ class DemoData:
                 for n, t in enumerate(self.spec["tickets"], start=1)]
 
     def knowledge(self) -> list[Document]:
-        """One document per Markdown file; the first `# ` line is the title."""
+        """One document per Markdown file, its sections parsed (store.sections) as every
+        write of a document stores them; its first `# ` heading is the title."""
         out: list[Document] = []
         for path in sorted((DATA_DIR / self.spec["knowledge_dir"]).glob("*.md")):
             body = path.read_text(encoding="utf-8")
-            title = next((ln[2:].strip() for ln in body.splitlines() if ln.startswith("# ")),
-                         path.stem.replace("-", " ").capitalize())
+            title = title_of(path.stem, body, "markdown")
             out.append({"_id": f"kb_{self.tenant}_{path.stem}", "slug": path.stem,
                         "title": title, "body": body, "kind": "markdown",
-                        "tags": path.stem.split("-")})
+                        "tags": path.stem.split("-"),
+                        "sections": [s.to_json() for s in
+                                     sections(path.stem, body, "markdown", title)]})
         return out
 
     def catalogue(self) -> list[Document]:
@@ -416,18 +419,15 @@ def _overwrite(db: Database[Document], name: str, tenant: str, docs: list[Docume
 
 def _sync(db: Database[Document], name: str, tenant: str, docs: list[Document]) -> int:
     """Write the documents that differ from what is stored, each with its `version` one
-    higher; returns how many changed. (Sections of knowledge documents are parsed by
-    opsgraph.knowledge when it reads a document stored without them.)"""
+    higher; returns how many changed. (A knowledge document stored before its sections
+    were seeded with it differs by them, so it is written once more, with them.)"""
     stored = {d["_id"]: d for d in db[name].find({"tenant_id": tenant})}
     changed = []
     for doc in docs:
         old = stored.get(doc["_id"])
-        if old is None or any(old.get(k) != v for k, v in doc.items()) or "sections" in old:
+        if old is None or any(old.get(k) != v for k, v in doc.items()):
             version = int((old or {}).get("version", 0)) + 1
             changed.append({**doc, "version": version})
-    if changed:
-        db[name].update_many({"tenant_id": tenant, "_id": {"$in": [d["_id"] for d in changed]}},
-                             {"$unset": {"sections": ""}})
     _overwrite(db, name, tenant, changed)
     return len(changed)
 
