@@ -109,3 +109,33 @@ def test_the_documents_the_catalogue_names_exist(demo_db: Db) -> None:
     assert len(slugs) >= 60
     for card in _objects(demo_db).values():
         assert set(card.documents) <= slugs, (card.key, set(card.documents) - slugs)
+
+
+def test_object_names_are_searchable_by_their_keys(demo_db: Db) -> None:
+    from opsgraph.errors import AmbiguousReference, NotFound
+    from opsgraph.operations.base import Context
+    from opsgraph.operations.catalogue import get_operation
+    from opsgraph.operations.invoke import invoke
+    from opsgraph.store.scope import TenantScope
+    from opsgraph.store.search_keys import KEY_FIELDS
+    from tests.engine.helpers import person
+
+    court = demo_db["catalogue"].find_one({"_id": "cat_demo_court-1"})
+    assert court is not None and set(KEY_FIELDS[:3]) <= set(court)  # seeded with its keys
+    ctx = Context(TenantScope(demo_db, "demo"), person("visitor"))
+
+    def get(name: str, kind: str | None = None) -> Any:
+        args = {"object": name, **({"type": kind} if kind else {})}
+        return invoke(get_operation("knowledge.get_object"), ctx, args, "read").result
+
+    for loose in ("court1", "COURT 1", "cat_demo_court-1", "court-1"):
+        read = get(loose)
+        assert read.data["id"] == "cat_demo_court-1" and not set(read.data) & set(KEY_FIELDS)
+        assert [s.id for s in read.sources] == ["cat_demo_court-1"]
+    assert get("squash co").data["name"] == "Squash Court"  # words the name's words start
+    assert get("bal-ten-3").data["name"] == "Tennis balls (tube of 3)"  # an SKU
+    with pytest.raises(AmbiguousReference):
+        get("squash")  # the court, the balls and the ladder
+    assert get("squash", "resource").data["name"] == "Squash Court"
+    with pytest.raises(NotFound, match="knowledge_find_objects"):
+        get("helipad")

@@ -12,6 +12,7 @@ from pymongo.database import Database
 from opsgraph.errors import AmbiguousReference, NotFound
 from opsgraph.knowledge.documents import bump_knowledge_version
 from opsgraph.principal import Role
+from opsgraph.store.search_keys import with_keys
 
 from .support import call
 
@@ -87,13 +88,13 @@ def test_an_unknown_section_lists_the_documents_sections(shared_db: Database[Doc
 
 
 def _objects(db: Database[Document]) -> None:
-    db["catalogue"].insert_many([
+    db["catalogue"].insert_many([with_keys("catalogue", o) for o in [  # as every write
         {"_id": "cat_demo_t-clay", "tenant_id": "demo", "type": "resource", "key": "t-clay",
          "name": "Clay Court 9", "kind": "court", "indoor": False, "price_peak": 14.0},
         {"_id": "cat_demo_t-hall", "tenant_id": "demo", "type": "resource", "key": "t-hall",
          "name": "Clay Hall", "kind": "court", "indoor": True, "price_peak": 20.0},
         {"_id": "cat_demo_t-grip", "tenant_id": "demo", "type": "product", "key": "t-grip",
-         "name": "Overgrip", "sku": "GRP-OVR-1", "price": 3.5}])
+         "name": "Overgrip", "sku": "GRP-OVR-1", "price": 3.5}]])
     bump_knowledge_version(db, "demo")
 
 

@@ -2,10 +2,11 @@
 plans, products and price lists — kept in the store (collection `catalogue`).
 
 Stored object: `{_id: cat_<tenant>_<key>, tenant_id, type, key, name, ...its fields}`,
-`type` one of `TYPES`. The demo club's catalogue is seeded from
-store/demo/catalogue.yaml (store.seed, which stores its entries as they are: the store
-layer sits below this one); `validate` checks a stored object against its
-type's model, so a bad field is found with the object and field named.
+`type` one of `TYPES`, with its name's search keys (store.search_keys), so that
+`knowledge.get_object` finds "court1" or "squash co" by index. The demo club's
+catalogue is seeded from store/demo/catalogue.yaml (store.seed, which stores its entries
+as they are: the store layer sits below this one); `validate` checks a stored object
+against its type's model, so a bad field is found with the object and field named.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from opsgraph.errors import BadInput
+from opsgraph.store.search_keys import KEY_FIELDS
 
 Document = dict[str, Any]
 Hhmm = Annotated[str, Field(pattern=r"^([01]\d|2[0-3]):[0-5]\d$")]
@@ -131,10 +133,14 @@ def object_id(tenant: str, key: str) -> str:
     return f"cat_{tenant}_{key}"
 
 
+_BOOKKEEPING = frozenset({"_id", "tenant_id", *KEY_FIELDS})
+"""Stored beside an object's own fields: its ids and its name's search keys."""
+
+
 def validate(record: Document) -> CatalogueObject:
     """The typed object of a stored (or YAML) record; BadInput names the object and the
     fields that are wrong."""
-    fields = {k: v for k, v in record.items() if k not in ("_id", "tenant_id")}
+    fields = {k: v for k, v in record.items() if k not in _BOOKKEEPING}
     kind = fields.get("type")
     model = MODELS.get(str(kind))
     name = fields.get("key") or record.get("_id")

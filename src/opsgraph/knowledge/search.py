@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from opsgraph.knowledge.documents import knowledge_version, stored_sections
 from opsgraph.store.scope import TenantScope
+from opsgraph.store.search_keys import KEY_FIELDS
 
 if TYPE_CHECKING:
     from opsgraph.knowledge.embeddings import Vectors
@@ -130,7 +131,8 @@ def section_entries(doc: Document) -> list[Entry]:
     return out
 
 
-_OBJECT_HIDDEN = frozenset({"_id", "tenant_id", "search_keys", "version"})
+_OBJECT_HIDDEN = frozenset({"_id", "tenant_id", "version", *KEY_FIELDS})
+"""Bookkeeping, not what an object is: its search keys (store.search_keys) included."""
 
 
 def object_entry(obj: Document) -> Entry:

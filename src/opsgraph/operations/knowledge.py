@@ -30,7 +30,9 @@ from opsgraph.knowledge.search import CATALOGUE, index_for, matches, object_entr
 from opsgraph.operations.access import ANYONE
 from opsgraph.operations.base import Context, Operation, OpInput, Result, Source
 from opsgraph.operations.fields import Line, Query, Reference
+from opsgraph.operations.ranking import words_prefix_match
 from opsgraph.operations.records import Document, record_json, require
+from opsgraph.store.search_keys import name_key, prefix_key, words
 
 _RESULTS = 5
 _SNIPPET = 500
@@ -210,15 +212,31 @@ def _object_label(obj: Document) -> str:
     return str(obj.get("name") or obj.get("key") or obj["_id"])
 
 
+def _named_objects(ctx: Context, wanted: str) -> list[Document]:
+    """Catalogue objects `wanted` names: its id, key or SKU, or its name once normalised
+    ("Court1", "court 1"), each an indexed equality; else the objects with a name whose
+    words its words start ("centre ct" → "Centre Court"), by the search keys."""
+    coll = ctx.scope[CATALOGUE]
+    found: dict[str, Document] = {}
+    for query in ({"_id": wanted}, {"key": wanted.lower()}, {"sku": wanted.upper()},
+                  {"name_key": name_key(wanted)}):
+        found.update((str(o["_id"]), o) for o in coll.find(query))
+    if found:
+        return list(found.values())
+    query_words = words(wanted)
+    if not query_words:
+        return []
+    longest = prefix_key(max(query_words, key=len))
+    return [o for o in coll.find({"name_prefixes": longest})
+            if words_prefix_match(wanted, _object_label(o))]
+
+
 def get_object(ctx: Context, args: KnowledgeGetObject) -> Result:
-    """One catalogue object: by id, key or name (a source)."""
-    wanted = args.object.strip().casefold()
-    objects = [o for o in ctx.scope[CATALOGUE].find({}, sort=[("_id", 1)])
-               if args.type is None or str(o.get("type", "")).casefold() == args.type.casefold()]
-    exact = [o for o in objects
-             if wanted in {str(o["_id"]).casefold(), str(o.get("key", "")).casefold(),
-                           _object_label(o).casefold(), str(o.get("sku", "")).casefold()}]
-    hits = exact or [o for o in objects if wanted in _object_label(o).casefold()]
+    """One catalogue object: by id, key, SKU or name (a source)."""
+    kind = (args.type or "").strip().casefold()
+    hits = sorted((o for o in _named_objects(ctx, args.object.strip())
+                   if not kind or str(o.get("type", "")).casefold() == kind),
+                  key=lambda o: str(o["_id"]))
     if not hits:
         what = f" of type {args.type!r}" if args.type else ""
         raise NotFound(f"object: no catalogue object{what} named {args.object!r} "

@@ -26,7 +26,7 @@ from opsgraph.store.search_keys import NAMED, name_fields
 Document = dict[str, Any]
 T = ("tenant_id", ASCENDING)
 _HAS_EMAIL = {"email": {"$type": "string"}}
-_KEYS_MARKER = {"_id": "search_keys", "version": 1}
+_KEYS_MARKER = {"_id": "search_keys", "version": 2}
 """Kept in `migrations` once every named record carries its search keys."""
 
 
@@ -92,7 +92,8 @@ INDEXES: dict[str, list[IndexModel]] = {
                             ("received_at", DESCENDING))],
     "outbox": [_by_id(), _ix("tenant_created", ("created_at", DESCENDING))],
     "knowledge": [_by_id(), *_named(), _ix("tenant_slug", ("slug", ASCENDING), unique=True)],
-    "catalogue": [_by_id(), _ix("tenant_type_key", ("type", ASCENDING), ("key", ASCENDING)),
+    "catalogue": [_by_id(), *_named(),
+                  _ix("tenant_type_key", ("type", ASCENDING), ("key", ASCENDING)),
                   _ix("tenant_key", ("key", ASCENDING), unique=True)],
     "tickets": [_by_id(), _ix("tenant_resource_status", ("resource_id", ASCENDING),
                               ("status", ASCENDING))],

@@ -26,7 +26,7 @@ from typing import Any
 Document = dict[str, Any]
 
 NAMED: dict[str, str] = {"members": "name", "staff": "name", "resources": "name",
-                         "events": "title", "knowledge": "title"}
+                         "events": "title", "knowledge": "title", "catalogue": "name"}
 """Collection → the field that holds a record's name."""
 KEY_FIELDS = ("name_key", "name_prefixes", "name_sounds", "contact_keys")
 """Every field this module adds to a record (bookkeeping a reader of it never sees)."""
