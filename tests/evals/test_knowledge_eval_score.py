@@ -79,7 +79,8 @@ def test_a_made_up_answer_to_an_unanswerable_question_is_a_fabrication() -> None
     assert sauna("Yes, the sauna is open whenever the club is open.") == (False, True)
 
 
-def test_quantities_leave_list_markers_and_the_number_one_out() -> None:
+def test_quantities_leave_list_markers_identifiers_and_the_number_one_out() -> None:
     assert quantities("1. Cancel one day ahead\n2. Pay £8 at 7pm") == {"£8", "19:00"}
+    assert quantities("card chg_06d32ca33adfe100, SKU COA-PRV-60, on 01 Dec: 35p") == {"35"}
     assert declines("That isn't covered: the policy does not say.")
     assert not declines("The sauna opens at 07:00.")

@@ -44,6 +44,7 @@ _ZERO_PENCE = re.compile(r"£(\d+)\.00\b")
 _PERCENT = re.compile(r"(\d+)\s*(?:percent|per cent)\b")
 _LIST_MARK = re.compile(r"^\s*\d+[.)]\s+", re.MULTILINE)
 _QUANTITY = re.compile(r"£\d+(?:\.\d+)?|\d{2}:\d{2}|\d+(?:\.\d+)?")
+_IDENTIFIER = re.compile(r"(?<![\w-])(?=[\w-]*[a-z_])(?=[\w-]*\d)(?!\d+p(?![\w-]))[\w-]+")
 
 _DECLINES = re.compile("|".join((
     r"\b(?:do not|don't|does not|doesn't|did not|didn't|could not|couldn't|cannot|can't|"
@@ -98,13 +99,16 @@ def contains(text: str, phrase: str) -> bool:
 
 
 def quantities(text: str) -> set[str]:
-    """The numbers a text states, normalised ("£12", "19:00", "2.5", "14"); list markers,
-    and 0 and 1 as plain numbers (ordinary words: "one of", "a 1-hour slot"), are left out."""
+    """The numbers a text states, normalised ("£12", "19:00", "2.5", "14"); left out: list
+    markers, identifiers that mix letters and digits (a card id, an SKU, a section id), and
+    0 and 1 as plain numbers (ordinary words: "one of", "a 1-hour slot")."""
+    text = _IDENTIFIER.sub(" ", normalise(_LIST_MARK.sub(" ", text)))
     found = set()
-    for token in _QUANTITY.findall(normalise(_LIST_MARK.sub(" ", text))):
-        if token in ("0", "1"):
-            continue
-        found.add(token)
+    for token in _QUANTITY.findall(text):
+        if token[0].isdigit() and ":" not in token and "." not in token:
+            token = str(int(token))  # "01" and "1" are one number
+        if token not in ("0", "1"):
+            found.add(token)
     return found
 
 
