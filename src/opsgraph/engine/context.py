@@ -5,10 +5,12 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from opsgraph.engine.threads import ThreadLease
 from opsgraph.errors import RunAborted
+from opsgraph.harness.spec import HarnessDoc
 from opsgraph.models.limits import run_ticket
 from opsgraph.principal import Plan, Principal
 from opsgraph.settings import get_settings
@@ -81,6 +83,18 @@ class RunContext:
     """The run's place in the queue for model-call slots: runs are served in start order."""
     lease: ThreadLease | None = None
     """The thread's lease, held for the run (None outside a runner, e.g. in tests)."""
+    run_id: str = ""
+    """This run's id (a resumed message has one per run: its segments)."""
+    harness: tuple[int, HarnessDoc] | None = None
+    """The harness version this run executes; None: the one its state names."""
+    spent_calls: int = 0
+    spent_s: float = 0.0
+    """Model calls and active seconds of the message's earlier runs (before a pause for
+    approval): the harness budget adds them up, never the time spent waiting."""
+    tenant_view: dict[str, Any] = field(default_factory=dict)
+    """What harness templates may show of the tenant: `name`, `timezone`."""
+    off_topic_reply: str = ""
+    """The tenant's own reply to a message with nothing to do (empty: the generic one)."""
 
     def step(self, where: str) -> None:
         """The start of a step of the graph, or a write to the thread: the thread's lease

@@ -55,6 +55,7 @@ List the tasks needed to do what the person asks, at most {MAX_TASKS}.
 - instruction: one sentence an agent can act on alone; repeat every name, date, time and
   amount from the request.
 - depends_on: numbers of the earlier tasks whose results this task needs; usually [].
+- A message that asks nothing of the club (small talk, another subject): {{"tasks": []}}.
 
 Example. Request: "whats jane smith's phone no, and book her court 2 tmrw 7pm"
 {{"tasks": [
@@ -99,7 +100,7 @@ def plan_schema(capabilities: list[str]) -> dict[str, Any]:
         "title": "TaskPlan",
         "description": "The request split into tasks",
         "type": "object",
-        "properties": {"tasks": {"type": "array", "minItems": 1, "maxItems": MAX_TASKS,
+        "properties": {"tasks": {"type": "array", "minItems": 0, "maxItems": MAX_TASKS,
                                  "items": {
             "type": "object",
             "properties": {
@@ -162,6 +163,8 @@ def make_plan(ctx: RunContext, request: str, history: list[Turn]) -> TaskPlan:
         draft, unreadable = _draft(ctx, spec, messages, schema)
         if draft is None:
             problems = [f"tasks: {unreadable}"]
+        elif not draft.tasks:  # nothing to do (off topic): synthesise answers without tasks
+            return TaskPlan(tasks=[], notes=["the request asks for nothing the agents do"])
         else:
             plan = review_plan(number_tasks(draft), request,
                                can_write=not ctx.principal.read_only)

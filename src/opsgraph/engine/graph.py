@@ -1,4 +1,9 @@
-"""The supervisor graph: decompose → execute → synthesise, checkpointed in MongoDB."""
+"""The graph: the harness around the supervisor (decompose → execute → synthesise),
+checkpointed in MongoDB.
+
+START → harness → ((decompose → execute | agent) → synthesise → harness)* → END:
+the harness node (`engine.harness_node`) runs the tenant's version and hands over to the
+supervisor, or to one agent, when a step asks for it."""
 
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ from langgraph.graph.state import CompiledStateGraph
 from opsgraph.engine.context import RunContext
 from opsgraph.engine.decompose import decompose
 from opsgraph.engine.execute import execute
+from opsgraph.engine.harness_node import agent_step, harness, route
 from opsgraph.engine.state import RunState
 from opsgraph.engine.synthesise import synthesise
 
@@ -23,13 +29,17 @@ _compiled: CompiledStateGraph[Any, Any, Any, Any] | None = None
 def build_graph() -> StateGraph[RunState, RunContext, RunState, RunState]:
     """The graph, uncompiled."""
     graph = StateGraph(RunState, context_schema=RunContext)
+    graph.add_node("harness", harness)
     graph.add_node("decompose", decompose)
     graph.add_node("execute", execute)
     graph.add_node("synthesise", synthesise)
-    graph.add_edge(START, "decompose")
+    graph.add_node("agent", agent_step)
+    graph.add_edge(START, "harness")
+    graph.add_conditional_edges("harness", route, ["decompose", "agent", END])
     graph.add_edge("decompose", "execute")
     graph.add_edge("execute", "synthesise")
-    graph.add_edge("synthesise", END)
+    graph.add_edge("synthesise", "harness")
+    graph.add_edge("agent", "synthesise")
     return graph
 
 

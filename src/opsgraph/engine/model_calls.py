@@ -21,8 +21,11 @@ from opsgraph.engine.tool_loop import dispatch
 from opsgraph.tools.contract import BoundTool, ToolOutcome
 
 
-def _metadata(stage: str, task_id: str | None) -> dict[str, Any]:
-    return {"opsgraph_stage": stage, "task_id": task_id}
+def _metadata(stage: str, task_id: str | None, step_id: str | None = None) -> dict[str, Any]:
+    tags: dict[str, Any] = {"opsgraph_stage": stage, "task_id": task_id}
+    if step_id is not None:  # a harness step's call
+        tags["step_id"] = step_id
+    return tags
 
 
 @contextmanager
@@ -58,15 +61,18 @@ def _bound(spec: str, tools: list[dict[str, Any]], choice: str | None) -> Any:
 
 
 def invoke(ctx: RunContext, spec: str, messages: list[BaseMessage], tools: list[dict[str, Any]],
-           *, stage: str, task_id: str | None = None, choice: str | None = None) -> AIMessage:
+           *, stage: str, task_id: str | None = None, choice: str | None = None,
+           step_id: str | None = None) -> AIMessage:
     """One model call with tools offered; `choice` "any" (the reply must call a tool) or a
-    tool's name (it must call that one); counted, limited and tagged."""
+    tool's name (it must call that one); counted, limited and tagged (`step_id`: a harness
+    step's call)."""
     from opsgraph.models.usage import usage_of
 
     ctx.usage.spend_call(ctx.call_budget, f"{stage} {task_id or ''}".strip())
     model = _bound(spec, tools, choice)
-    with _slot(ctx, stage, task_id):
-        reply = model.invoke(messages, config={"metadata": _metadata(stage, task_id)})
+    with _slot(ctx, stage, task_id or step_id):
+        reply = model.invoke(messages,
+                             config={"metadata": _metadata(stage, task_id, step_id)})
     if not isinstance(reply, AIMessage):
         reply = AIMessage(content=str(getattr(reply, "content", reply)))
     ctx.usage.add(usage_of(reply))

@@ -22,9 +22,10 @@ from opsgraph.engine.context import RunContext
 from opsgraph.engine.events import Event, EventIds
 from opsgraph.engine.memory import Turn, as_turns
 from opsgraph.engine.state import RunState, new_message_state
-from opsgraph.engine.thread_log import ThreadLog
+from opsgraph.engine.thread_log import RunRecord, ThreadLog, spent_before
 from opsgraph.engine.threads import LeasedSaver, thread_lease
 from opsgraph.errors import BadInput, Conflict, NotFound, OpsgraphError
+from opsgraph.harness.spec import HarnessDoc
 from opsgraph.principal import Principal, parse_plan
 from opsgraph.store.scope import TenantScope
 
@@ -56,7 +57,10 @@ def make_context(principal: Principal, thread_id: str, run_model: str | None,
                       capability_mode=str(tenant.get("capability_mode", "observe")),
                       thread_id=thread_id, run_model=run_model,
                       model_overrides=get_overrides(scope), request=request,
-                      timezone=str(tenant.get("timezone") or "UTC"))
+                      timezone=str(tenant.get("timezone") or "UTC"),
+                      tenant_view={"name": str(tenant.get("name") or scope.tenant_id),
+                                   "timezone": str(tenant.get("timezone") or "UTC")},
+                      off_topic_reply=str(tenant.get("off_topic_reply") or ""))
 
 
 def _config(principal: Principal, thread_id: str) -> RunnableConfig:
@@ -68,7 +72,7 @@ def _cards(interrupts: tuple[Interrupt, ...]) -> list[dict[str, Any]]:
     return [i.value["card"] for i in interrupts if isinstance(i.value, dict) and "card" in i.value]
 
 
-def _drive(ctx: RunContext, graph_input: Any, ids: EventIds,
+def _drive(ctx: RunContext, graph_input: Any, ids: EventIds, record: RunRecord,
            before_finish: BeforeFinish | None = None) -> Iterator[Event]:
     from opsgraph.engine.graph import get_graph
 
@@ -91,9 +95,12 @@ def _drive(ctx: RunContext, graph_input: Any, ids: EventIds,
             if mode == "custom":
                 failed = failed or (chunk["event"] == "task_finished"
                                     and chunk["data"].get("status") == "failed")
+                record.saw(chunk["event"], chunk["data"])
                 yield ids.make(chunk["event"], chunk["data"])
             elif "__interrupt__" in chunk:
                 cards = _cards(chunk["__interrupt__"])
+            else:
+                record.updated(chunk)
         if cards:
             from opsgraph.approvals.pending import note_request
 
@@ -112,6 +119,7 @@ def _drive(ctx: RunContext, graph_input: Any, ids: EventIds,
         yield ids.make("error", {"code": "internal", "message": str(exc) or type(exc).__name__})
     for name, data in before_finish() if before_finish is not None else ():
         yield ids.make(name, data)
+    record.finish(status, ctx.usage.calls, ctx.started_at, ctx.spent_calls)
     yield ids.make("run_finished", {"thread_id": ctx.thread_id, "status": status,
                                     "usage": ctx.usage.to_json()})
 
@@ -142,13 +150,23 @@ def _check_thread(principal: Principal, thread_id: str) -> None:
                        thread_id=thread_id)
 
 
+def active_harness(scope: TenantScope) -> tuple[int, HarnessDoc]:
+    """The tenant's active harness version and its document (0: the built-in)."""
+    from opsgraph.harness import versions
+
+    return versions.active(scope)
+
+
 def stream_run(principal: Principal, message: str, *, thread_id: str | None = None,
                model: str | None = None,
-               history: Sequence[Mapping[str, Any]] | None = None) -> Iterator[Event]:
+               history: Sequence[Mapping[str, Any]] | None = None,
+               harness: tuple[int, HarnessDoc] | None = None) -> Iterator[Event]:
     """Run one message on a thread (new or continuing).
 
     `history` seeds a new thread with earlier turns (`{role, content}`; the eval suite's
-    follow-up cases); a continuing thread has its own.
+    follow-up cases); a continuing thread has its own. `harness` runs that version instead
+    of the tenant's active one (the harness test runner). The version is chosen here, once:
+    the run, and any resumption of it, executes that version.
     """
     if not message or not message.strip():
         raise BadInput("message: must not be empty")
@@ -164,15 +182,22 @@ def stream_run(principal: Principal, message: str, *, thread_id: str | None = No
     text = message.strip()
     ctx = make_context(principal, thread_id, model, text)
     ids = EventIds(ThreadLog(ctx.scope, thread_id))
+    ctx.run_id = ids.run_id
+    ctx.harness = harness if harness is not None else active_harness(ctx.scope)
     with thread_lease(ctx.scope, thread_id) as lease:
         ctx.lease = lease
         if not new_thread:
             _check_thread(principal, thread_id)
+        from opsgraph.engine.harness_node import new_harness_state
+
+        start = new_harness_state(ctx, text, ctx.harness[0])
         ids.log.open(ids.run_id, principal, text)
         yield ids.make("run_started", {"thread_id": thread_id, "run_id": ids.run_id,
                                        "message": text})
         turns = [*(earlier if new_thread else []), Turn(role="user", content=text)]
-        yield from _drive(ctx, new_message_state(text, principal, model, turns), ids)
+        record = RunRecord(ctx.scope, thread_id, ids.run_id, principal, start)
+        yield from _drive(ctx, new_message_state(text, principal, model, turns, start), ids,
+                          record)
 
 
 def stream_resume(principal: Principal, thread_id: str, decisions: dict[str, Any], *,
@@ -194,6 +219,10 @@ def stream_resume(principal: Principal, thread_id: str, decisions: dict[str, Any
         ctx = make_context(requester, thread_id, model or (values.run_model if values else None),
                            values.request if values else "")
         ctx.lease = lease
+        ctx.run_id = ids.run_id
+        started = values.harness if values else None
+        if started is not None:  # the version it started with, however many came since
+            ctx.spent_calls, ctx.spent_s = spent_before(scope, started.run_key)
         by_change = {i.value.get("change_id"): i.id for i in interrupts
                      if isinstance(i.value, dict)}
         resume = {by_change[cid]: value for cid, value in decisions.items() if cid in by_change}
@@ -204,4 +233,5 @@ def stream_resume(principal: Principal, thread_id: str, decisions: dict[str, Any
         ids.log.open(ids.run_id, requester, values.request if values else "")
         yield ids.make("run_started", {"thread_id": thread_id, "run_id": ids.run_id,
                                        "resumed": sorted(decisions)})
-        yield from _drive(ctx, Command(resume=resume), ids, before_finish)
+        record = RunRecord(scope, thread_id, ids.run_id, requester, started, resumed=True)
+        yield from _drive(ctx, Command(resume=resume), ids, record, before_finish)

@@ -31,8 +31,9 @@ from opsgraph.engine.plan import PlannedTask
 from opsgraph.errors import RunAborted
 from opsgraph.principal import Principal, parse_channel, parse_roles
 
-SCHEMA_VERSION = 2
-"""1: untyped dicts, no `schema_version` written; 2: this module's models (same keys)."""
+SCHEMA_VERSION = 3
+"""1: untyped dicts, no `schema_version` written; 2: this module's models (same keys);
+3: `harness` added (absent in older checkpoints, which load with None)."""
 
 TaskStatus = Literal["completed", "no_proposal", "denied", "failed", "skipped"]
 
@@ -102,6 +103,40 @@ def _replace(_: Any, right: Any) -> Any:
     return right
 
 
+class HarnessState(BaseModel):
+    """Where a run is in its harness version (`engine.harness_node`), checkpointed so that
+    a resumed run, even in a new process, goes on with the version it started with."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: int
+    """The tenant's harness version the run started with (0: the built-in)."""
+    registry_version: str
+    """The registry's content hash when the run started (recorded, never enforced)."""
+    run_key: str
+    """The id of the run (segment) that started this message: a resumed run's segments
+    share it, so the budget adds up their model calls and seconds."""
+    message: str
+    """The person's message (`{{message}}`; a `supervisor` step may plan another text)."""
+    position: str | None = None
+    """The step to run next; None once the run has ended."""
+    waiting: str | None = None
+    """The `supervisor` or `agent` step whose graph work is under way (its result is read
+    when control comes back to the harness)."""
+    waiting_type: Literal["supervisor", "agent"] = "supervisor"
+    sends: bool = True
+    """The waiting step is final: its answer goes to the person (else a later step uses
+    it, and nothing is streamed)."""
+    vars: dict[str, Any] = Field(default_factory=dict)
+    steps_ran: list[str] = Field(default_factory=list)
+    model_calls: int = 0
+    """Model calls of the run so far (all its segments), as of the last harness step."""
+    started_at: str = ""
+    """When the message's run started (ISO 8601)."""
+    fallback: dict[str, Any] | None = None
+    """`{version, step, error}` once a failing version fell back to the built-in."""
+
+
 class RunState(BaseModel):
     """The checkpointed state of a thread, as the graph's nodes read it."""
 
@@ -115,6 +150,7 @@ class RunState(BaseModel):
     answer: Answer | None = None
     run_model: str | None = None
     requester: Requester | None = None
+    harness: Annotated[HarnessState | None, _replace] = None
 
     @model_validator(mode="wrap")
     @classmethod
@@ -143,9 +179,14 @@ class RunState(BaseModel):
 
 def state_update(*, plan: list[PlannedTask] | None = None,
                  results: dict[str, TaskResult] | None = None, answer: Answer | None = None,
-                 history: list[Turn] | None = None) -> dict[str, Any]:
+                 history: list[Turn] | None = None, request: str | None = None,
+                 harness: HarnessState | None = None) -> dict[str, Any]:
     """A node's writes, as the checkpoint keeps them: plain data, only the fields given."""
     update: dict[str, Any] = {}
+    if request is not None:
+        update["request"] = request
+    if harness is not None:
+        update["harness"] = harness.model_dump()
     if plan is not None:
         update["plan"] = [task.model_dump() for task in plan]
     if results is not None:
@@ -158,9 +199,10 @@ def state_update(*, plan: list[PlannedTask] | None = None,
 
 
 def new_message_state(request: str, requester: Principal, run_model: str | None,
-                      history: list[Turn]) -> dict[str, Any]:
-    """The graph input of a new message on a thread: the current schema, nothing planned."""
+                      history: list[Turn], harness: HarnessState) -> dict[str, Any]:
+    """The graph input of a new message on a thread: the current schema, nothing planned,
+    the harness at its first step."""
     return {"schema_version": SCHEMA_VERSION, "request": request, "plan": [], "results": {},
             "answer": None, "run_model": run_model,
             "requester": Requester.of(requester).model_dump(),
-            "history": [dict(turn) for turn in history]}
+            "history": [dict(turn) for turn in history], "harness": harness.model_dump()}

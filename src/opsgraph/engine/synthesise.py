@@ -142,12 +142,24 @@ def _sentences(chunks: Iterable[str]) -> Iterator[str]:
 
 
 def synthesise(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
-    """Stream the answer: what was read (model, checked), then what was done (code)."""
+    """Stream the answer: what was read (model, checked), then what was done (code).
+
+    A harness step that is not final (`supervisor` with `final: false`) gets the answer in
+    the state and nothing is streamed: a later step decides what the person sees. A plan
+    with nothing to do (an off-topic message) is answered with the tenant's
+    `off_topic_reply` when it has one."""
+    from opsgraph.engine.harness_node import answer_warning
     from opsgraph.models.factory import tier_spec
 
     ctx = runtime.context
     ctx.step("synthesise")
-    emit = get_stream_writer()
+    sends = state.harness is None or state.harness.sends
+    writer = get_stream_writer()
+
+    def emit(event: dict[str, Any]) -> None:
+        if sends:
+            writer(event)
+
     results = state.results
     parts: list[str] = []
     findings = _findings(results)
@@ -167,9 +179,13 @@ def synthesise(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         parts.append(text)
         emit({"event": "token", "data": {"text": text}})
     if not "".join(parts).strip():
-        parts.append(NOTHING_FOUND)
-        emit({"event": "token", "data": {"text": NOTHING_FOUND}})
+        empty = (ctx.off_topic_reply.strip() if not state.plan and ctx.off_topic_reply.strip()
+                 else NOTHING_FOUND)
+        parts.append(empty)
+        emit({"event": "token", "data": {"text": empty}})
     answer = Answer(text="".join(parts).strip(), sources=collect_sources(results))
-    emit({"event": "answer", "data": answer.model_dump()})
+    emit({"event": "answer", "data": {**answer.model_dump(), **answer_warning(state)}})
+    if not sends:
+        return state_update(answer=answer)
     return state_update(answer=answer,
                         history=[{"role": "assistant", "content": answer.text}])

@@ -15,6 +15,13 @@ log, never into the store, so a replay shows what the live stream showed.
 {user_id, name, roles}, status, run_id, updated_at, created_at, change_ids, has_changes}`,
 kept at `run_started`, `approval_required` and `run_finished`. Both expire with the
 thread's checkpoints (`CHECKPOINT_TTL_S` after the last write).
+
+`runs` holds one record per run (`RunRecord`), the answer log: `{thread_id, run_id,
+run_key, request, user_id, resumed, harness {version, registry_version, fallback},
+steps_ran, model_calls, total_model_calls, seconds, sources, status, error, started_at,
+finished_at}`. A message paused for approval has one record per run, sharing `run_key`;
+its harness budget adds up their model calls and active seconds (`spent_before`), so the
+time spent waiting for a decision never counts.
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ log = logging.getLogger(__name__)
 
 EVENTS = "thread_events"
 THREADS = "threads"
+RUNS = "runs"
 TTL_S = 30 * 24 * 3600  # as the checkpoints (engine.graph.CHECKPOINT_TTL_S)
 TITLE_CHARS = 80
 _TRIES = 50
@@ -121,6 +129,71 @@ class ThreadLog:
                                          "expires_at": at + timedelta(seconds=TTL_S)}})
 
 
+class RunRecord:
+    """What one run did, gathered from its events and graph updates, stored as it ends."""
+
+    def __init__(self, scope: TenantScope, thread_id: str, run_id: str, requester: Principal,
+                 harness: Any, *, resumed: bool = False) -> None:
+        self.scope = scope
+        self.thread_id = thread_id
+        self.run_id = run_id
+        self.user_id = requester.user_id
+        self.resumed = resumed
+        self.harness: dict[str, Any] = harness.model_dump() if harness is not None else {}
+        self.answer: dict[str, Any] | None = None
+        self.error: dict[str, Any] | None = None
+
+    def saw(self, event: str, data: Mapping[str, Any]) -> None:
+        """An event of the run (its answer and error are recorded)."""
+        if event == "answer":
+            self.answer = dict(data)
+        elif event == "error" and self.error is None:
+            self.error = {"code": data.get("code"), "message": data.get("message")}
+
+    def updated(self, chunk: Mapping[str, Any]) -> None:
+        """A graph update (`{node: writes}`): the harness state as the run leaves it."""
+        for writes in chunk.values():
+            if isinstance(writes, Mapping) and isinstance(writes.get("harness"), Mapping):
+                self.harness = dict(writes["harness"])
+
+    def finish(self, status: str, model_calls: int, started_at: datetime,
+               spent_calls: int) -> Document:
+        """Store the record; returns it."""
+        at = datetime.now(UTC)
+        h = self.harness
+        doc: Document = {
+            "thread_id": self.thread_id, "run_id": self.run_id,
+            "run_key": h.get("run_key") or self.run_id, "request": h.get("message", ""),
+            "user_id": self.user_id, "resumed": self.resumed,
+            "harness": {"version": h.get("version", 0),
+                        "registry_version": h.get("registry_version"),
+                        "fallback": h.get("fallback")},
+            "steps_ran": list(h.get("steps_ran") or []), "model_calls": model_calls,
+            "total_model_calls": spent_calls + model_calls,
+            "seconds": round((at - started_at).total_seconds(), 3),
+            "sources": list((self.answer or {}).get("sources") or []),
+            "status": status, "error": self.error, "started_at": started_at,
+            "finished_at": at, "expires_at": at + timedelta(seconds=TTL_S)}
+        self.scope[RUNS].insert_one(doc)
+        return doc
+
+
+def spent_before(scope: TenantScope, run_key: str) -> tuple[int, float]:
+    """Model calls and active seconds of the earlier runs of one message (`run_key`)."""
+    calls, seconds = 0, 0.0
+    for doc in scope[RUNS].find({"run_key": run_key},
+                                projection={"model_calls": 1, "seconds": 1}):
+        calls += int(doc.get("model_calls") or 0)
+        seconds += float(doc.get("seconds") or 0.0)
+    return calls, seconds
+
+
+def recent_runs(scope: TenantScope, limit: int = 50) -> list[Document]:
+    """The tenant's latest runs, newest first (the answer log)."""
+    return list(scope[RUNS].find({}, sort=[("finished_at", DESCENDING)], limit=limit,
+                                 projection={"_id": 0, "tenant_id": 0, "expires_at": 0}))
+
+
 def last_seq(scope: TenantScope, thread_id: str) -> int:
     """The highest event number stored for the thread (0: none)."""
     doc = scope[EVENTS].find_one({"thread_id": thread_id}, sort=[("seq", DESCENDING)],
@@ -162,6 +235,10 @@ def ensure_indexes(db: Database[Document]) -> None:
     threads.create_index([("tenant_id", 1), ("requester.user_id", 1), ("updated_at", -1)])
     threads.create_index([("tenant_id", 1), ("has_changes", 1), ("updated_at", -1)])
     threads.create_index("expires_at", expireAfterSeconds=0)
+    runs = db[RUNS]
+    runs.create_index([("tenant_id", 1), ("finished_at", -1)])
+    runs.create_index([("tenant_id", 1), ("run_key", 1)])
+    runs.create_index("expires_at", expireAfterSeconds=0)
 
 
 def run_active(scope: TenantScope, thread_id: str) -> bool:

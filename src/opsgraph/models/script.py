@@ -57,6 +57,8 @@ class Script(_Strict):
     """Per task id, that task's model turns in order."""
     synthesis: str | None = None
     synthesis_delay_ms: int = Field(default=0, ge=0)
+    harness: dict[str, str | list[str]] = Field(default_factory=dict)
+    """Per harness `llm` step id, its reply (a list: one reply per attempt, in order)."""
 
 
 _lock = threading.Lock()

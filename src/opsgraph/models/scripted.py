@@ -8,7 +8,8 @@ RunnableConfig; the model answers from the matching entry and keeps no state:
   `with_structured_output(TaskPlan)` parses it (include_raw works too);
 - `task` → turn *n* of that task, where *n* is the number of AI messages already in the
   call's messages (a new thread starts at 0; a resumed one continues where it stopped);
-- `synthesise` → the `synthesis` text, streamed word by word through `_stream`/`_astream`.
+- `synthesise` → the `synthesis` text, streamed word by word through `_stream`/`_astream`;
+- `harness` → the `harness` entry of the call's `step_id` (a list: reply *n* as for turns).
 
 Why invoke/stream are overridden: langchain-core calls `_stream` without the run manager
 (so without the call's metadata) on the streaming paths, so the public entry points copy
@@ -41,7 +42,8 @@ from opsgraph.models.script import Script, ScriptedTurn, load_script
 
 STAGE_KEY: Final = "opsgraph_stage"
 TASK_KEY: Final = "task_id"
-STAGES: Final = ("decompose", "task", "synthesise")
+STEP_KEY: Final = "step_id"
+STAGES: Final = ("decompose", "task", "synthesise", "harness")
 CALL_METADATA_KWARG: Final = "opsgraph_call_metadata"
 _NAMED_CHOICES: Final = frozenset({"auto", "any", "none", "required"})
 
@@ -225,6 +227,8 @@ class ScriptedChatModel(BaseChatModel):
             if script.synthesis is None:
                 raise self._error("stage synthesise: the file has no `synthesis`")
             content, calls, delay = script.synthesis, [], script.synthesis_delay_ms
+        elif stage == "harness":
+            content, calls, delay = self._harness(script, metadata.get(STEP_KEY), messages), [], 0
         else:
             raise self._error(f"call has {STAGE_KEY}={stage!r} in its metadata; expected one "
                               f"of {', '.join(STAGES)} (pass config={{'metadata': "
@@ -264,6 +268,20 @@ class ScriptedChatModel(BaseChatModel):
                           id=tc.id or _call_id(task_id, index, n))
                  for n, tc in enumerate(turn.tool_calls)]
         return turn.content or "", calls, turn.delay_ms
+
+    def _harness(self, script: Script, step_id: Any, messages: Sequence[BaseMessage]) -> str:
+        replies = script.harness.get(step_id) if isinstance(step_id, str) else None
+        if replies is None:
+            known = ", ".join(sorted(script.harness)) or "none"
+            raise self._error(f"stage harness, step {step_id!r}: the file scripts no reply "
+                              f"for it (scripted steps: {known})")
+        if isinstance(replies, str):
+            return replies
+        index = sum(isinstance(m, AIMessage) for m in messages)
+        if index >= len(replies):
+            raise self._error(f"stage harness, step {step_id!r}: no reply left — this is "
+                              f"attempt {index + 1} and the file scripts {len(replies)}")
+        return replies[index]
 
     def _error(self, message: str) -> ScriptedModelError:
         return ScriptedModelError(f"scripted model {self.path!r}: {message}",
