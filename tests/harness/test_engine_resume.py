@@ -91,3 +91,66 @@ def test_an_agent_step_pauses_for_approval_and_resumes_in_place(script: Any,
     # the agent's turns before the pause came back from the checkpoint, not the model
     assert finished(resumed)["usage"]["model_calls"] == 0
     assert demo_db["members"].find_one({"_id": EMILY})["phone"] == "+44 7700 900777"
+
+
+def test_a_run_paused_before_harnesses_existed_resumes_and_finishes(script: Any,
+                                                                    demo_db: Any) -> None:
+    from opsgraph.engine.runner import graph_thread_id
+    from tests.engine.test_state import rewrite_checkpoint
+
+    model = script({
+        "plan": {"tasks": [task("t1", "members", "update", "Change Emily Chen's phone")]},
+        "turns": {"t1": [*update_turns("+44 7700 900888"), {"content": "Phone changed."}]},
+    })
+    staff = person("staff")
+    paused = chat(staff, "change Emily Chen's phone to +44 7700 900888", model,
+                  thread="th-v2")
+    [card] = of(paused, "approval_required")[0]["changes"]
+
+    def to_version_2(values: dict[str, Any]) -> None:
+        """A checkpoint of schema 2: no harness in it."""
+        del values["harness"]
+        values["schema_version"] = 2
+
+    rewrite_checkpoint(demo_db, graph_thread_id(staff, "th-v2"), to_version_2)
+    resumed = decide(card["change_id"])
+    assert finished(resumed)["status"] == "completed"
+    assert answer(resumed)["text"].startswith("Done: ")
+    assert demo_db["members"].find_one({"_id": EMILY})["phone"] == "+44 7700 900888"
+
+
+def test_the_seconds_budget_counts_active_time_not_the_wait_for_approval(
+        script: Any, demo_db: Any) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from opsgraph.engine.runner import graph_thread_id
+    from tests.engine.test_state import rewrite_checkpoint
+
+    scope = TenantScope(demo_db, "demo")
+    number = version(scope, "v1")  # the default budget: 120 seconds
+    staff = person("staff")
+
+    def pause(thread: str, phone: str) -> str:
+        model = script({
+            "plan": {"tasks": [task("t1", "members", "update", "Change Emily's phone")]},
+            "turns": {"t1": [*update_turns(phone), {"content": "Phone changed."}]}})
+        events = chat(staff, f"change Emily Chen's phone to {phone}", model, thread=thread)
+        [card] = of(events, "approval_required")[0]["changes"]
+        return str(card["change_id"])
+
+    waited = pause("th-waited", "+44 7700 900101")
+
+    def two_hours_ago(values: dict[str, Any]) -> None:
+        values["harness"]["started_at"] = (datetime.now(UTC) - timedelta(hours=2)).isoformat()
+
+    rewrite_checkpoint(demo_db, graph_thread_id(staff, "th-waited"), two_hours_ago)
+    assert finished(decide(waited))["status"] == "completed"  # two hours waiting: not counted
+
+    busy = pause("th-busy", "+44 7700 900102")
+    demo_db["runs"].update_one({"tenant_id": "demo", "thread_id": "th-busy"},
+                               {"$set": {"seconds": 500.0}})  # as if it had worked 500 s
+    resumed = decide(busy)
+    assert of(resumed, "error")[0] == {
+        "code": "budget_exceeded",
+        "message": f"harness version {number}: 500 seconds, over its budget of 120"}
+    assert finished(resumed)["status"] == "failed"
