@@ -121,6 +121,40 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _report_lines(report: dict[str, Any]) -> list[str]:
+    lines = [f"version {report['version']}: {report['passed']} passed, {report['failed']} "
+             f"failed (model {report['model']})"]
+    for result in report["results"]:
+        lines.append(f"  {'ok  ' if result['passed'] else 'FAIL'} {result['name']}")
+        lines += [f"       {failure}" for failure in result.get("failures", [])]
+    return lines
+
+
+def cmd_test(args: argparse.Namespace) -> int:
+    """Run a version's tests and keep the report beside it; exit 1 when any fails."""
+    from opsgraph.evals.harness_tests import run_tests
+    from opsgraph.harness import versions
+
+    scope = _scope(args)
+    number = versions.active(scope)[0] if args.version is None else args.version
+    report = run_tests(scope, number, versions.load(scope, number), model=args.model)
+    versions.record_test(scope, number, report)
+    _cli().out(args, report, lambda r: "\n".join(_report_lines(r)))
+    return 1 if report["failed"] else 0
+
+
+def cmd_activate(args: argparse.Namespace) -> int:
+    from opsgraph.evals.harness_tests import activate_checked
+
+    done = activate_checked(_scope(args), args.version, actor=args.user, force=args.force,
+                            model=args.model)
+    _cli().out(args, done, lambda d: "\n".join([
+        *_report_lines(d["tests"]),
+        f"version {d['version']} is active (was version {d['previous']})"
+        + (" — forced past failing tests" if d["forced"] else "")]))
+    return 0
+
+
 def cmd_rollback(args: argparse.Namespace) -> int:
     from opsgraph.harness import versions
 
@@ -145,7 +179,7 @@ def cmd_diagram(args: argparse.Namespace) -> int:
 
 
 def add_harness_command(sub: Any) -> None:
-    """`opsgraph harness schema|get|versions|set|validate|rollback|diagram`."""
+    """`opsgraph harness schema|get|versions|set|validate|test|activate|rollback|diagram`."""
     harness = sub.add_parser(
         "harness", help="the tenant's harness: versioned, tested logic around the supervisor"
     ).add_subparsers(dest="harness_command", required=True)
@@ -171,6 +205,16 @@ def add_harness_command(sub: Any) -> None:
     p.add_argument("--note", default="", help="a note kept with the version")
     p = command("validate", cmd_validate, "check FILE without saving it")
     p.add_argument("file", metavar="FILE")
+    p = command("test", cmd_test, "run a version's tests (the active one by default)")
+    p.add_argument("--version", type=int, default=None)
+    p.add_argument("--model", default=None, help="a model spec; default: each test's own "
+                   "script with the scripted model")
+    p = command("activate", cmd_activate, "run version N's tests and activate it when they "
+                "pass", actor=True)
+    p.add_argument("version", type=int, metavar="N")
+    p.add_argument("--force", action="store_true", help="activate even with failing tests "
+                   "(audited)")
+    p.add_argument("--model", default=None)
     command("rollback", cmd_rollback, "re-activate the version active before this one",
             actor=True)
     p = command("diagram", cmd_diagram, "draw a version (the active one by default)")

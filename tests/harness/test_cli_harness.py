@@ -103,3 +103,47 @@ def test_set_refuses_an_invalid_document_and_stores_nothing(
 def test_an_unknown_tenant_is_named(capsys: pytest.CaptureFixture[str], db: Any) -> None:
     code, _, err = run(capsys, "versions", "--tenant", "nosuch")
     assert code == 2 and "tenant 'nosuch' not found" in err
+
+
+def no_model_harness(expected: str) -> dict[str, Any]:
+    """A harness that answers without a model: a guard, then a fixed answer; its one test
+    expects `expected` in the answer."""
+    return {
+        "steps": [
+            {"id": "guard", "type": "guard", "title": "Cut spam", "layer": "safety",
+             "description": "d", "rules": [{"patterns": ["casino"], "action": "block",
+                                            "text": "No spam here."}]},
+            {"id": "closed", "type": "answer", "title": "Closed", "layer": "core",
+             "description": "d", "text": "We are closed today, {{user.role}}."}],
+        "tests": [{"name": "spam is blocked", "message": "casino!",
+                   "expect": {"steps_ran": ["guard"], "steps_not_ran": ["closed"],
+                              "contains": [expected], "max_model_calls": 0}}]}
+
+
+def test_test_and_activate_gate_on_the_tests(capsys: pytest.CaptureFixture[str],
+                                             tmp_path: Path, tenant: str) -> None:
+    good, bad = tmp_path / "good.json", tmp_path / "bad.json"
+    good.write_text(json.dumps(no_model_harness("No spam")))
+    bad.write_text(json.dumps(no_model_harness("Welcome")))
+    assert run(capsys, "set", str(good))[0] == 0
+    assert run(capsys, "set", str(bad))[0] == 0
+
+    code, out, _ = run(capsys, "test", "--version", "2")
+    assert code == 1 and "FAIL spam is blocked" in out
+    code, out, _ = run(capsys, "test", "--version", "1", "--json")
+    report = json.loads(out)
+    assert code == 0 and (report["passed"], report["failed"]) == (1, 0)
+
+    code, _, err = run(capsys, "activate", "2")
+    assert code == 2 and "spam is blocked" in err
+    code, out, _ = run(capsys, "versions", "--json")
+    rows = {r["version"]: r for r in json.loads(out)}
+    assert rows[0]["active"] and rows[2]["last_test"]["failed"] == 1
+    assert rows[1]["last_test"]["passed"] == 1
+
+    code, out, _ = run(capsys, "activate", "1", "--json")
+    assert code == 0 and json.loads(out)["version"] == 1
+    code, out, _ = run(capsys, "activate", "2", "--force")
+    assert code == 0 and "forced past failing tests" in out
+    code, out, _ = run(capsys, "rollback", "--json")
+    assert json.loads(out)["version"] == 1
