@@ -65,6 +65,10 @@ def test_spread_takes_every_kind_in_turn() -> None:
     assert [q.kind for q in spread(questions, 5)] == [
         "direct", "confusable", "follow_up", "unanswerable", "direct"]
     assert spread(questions, None) == questions
+    everything = spread(questions, 1000)
+    assert sorted(q.id for q in everything) == sorted(q.id for q in questions)
+    assert [q.kind for q in everything[:4]] == ["direct", "confusable", "follow_up",
+                                                "unanswerable"]
     with pytest.raises(BadInput, match="--limit"):
         spread(questions, 0)
 

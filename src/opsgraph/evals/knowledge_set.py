@@ -125,14 +125,15 @@ def kind_counts(questions: Iterable[Question]) -> dict[str, int]:
 
 def spread(questions: list[Question], limit: int | None) -> list[Question]:
     """At most `limit` questions taken in turn from each kind (file order within a kind),
-    so that a short run still covers every kind; all of them without a limit."""
-    if limit is None or limit >= len(questions):
+    so that a short run, or a long one stopped early, covers every kind; without a limit,
+    every question in file order."""
+    if limit is None:
         return questions
     if limit < 1:
         raise BadInput("--limit: must be at least 1")
     queues = {kind: [q for q in questions if q.kind == kind] for kind in KINDS}
     chosen: list[Question] = []
-    while len(chosen) < limit:
+    while len(chosen) < min(limit, len(questions)):
         for kind in KINDS:
             if queues[kind] and len(chosen) < limit:
                 chosen.append(queues[kind].pop(0))
