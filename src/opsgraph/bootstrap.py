@@ -16,6 +16,7 @@ def prepare_store(db: Database[dict[str, Any]] | None = None) -> Database[dict[s
     from opsgraph.approvals.indexes import ensure_indexes as approval_indexes
     from opsgraph.engine.thread_log import ensure_indexes as thread_log_indexes
     from opsgraph.engine.threads import ensure_indexes as thread_indexes
+    from opsgraph.harness.versions import ensure_indexes as harness_indexes
     from opsgraph.store.client import get_db
     from opsgraph.store.indexes import ensure_indexes as domain_indexes
 
@@ -26,6 +27,7 @@ def prepare_store(db: Database[dict[str, Any]] | None = None) -> Database[dict[s
             approval_indexes(db)
             thread_indexes(db)
             thread_log_indexes(db)
+            harness_indexes(db)
             _done.add(db.name)
     return db
 

@@ -23,12 +23,9 @@ def _cli() -> Any:
 
 def _scope(args: argparse.Namespace) -> Any:
     """The tenant's scope (NotFound for a tenant that does not exist)."""
-    from opsgraph.harness.versions import ensure_indexes
     from opsgraph.store.scope import TenantScope
 
-    db = _cli().store()
-    ensure_indexes(db)
-    scope = TenantScope(db, args.tenant.strip())
+    scope = TenantScope(_cli().store(), args.tenant.strip())
     scope.require_tenant()
     return scope
 
