@@ -10,6 +10,9 @@ Navigation — these return no sources:
   `document`) or catalogue fields (`type`, `kind`, ...).
 - `grep`: an exact string (a clause number, an SKU, a precise wording), case ignored.
 - `find_objects`: catalogue objects of a type whose fields equal the values given.
+An empty search, grep or selection answers a `hint` naming the other ways to look, so an
+agent switches method (meaning, exact string, fields, table of contents) before it says
+the knowledge base does not have it.
 - `outline`: the documents (id, slug, title, tags, sections) and the catalogue's types.
 - `file_outline`: one document's table of contents.
 Reading — what these return is a source of the answer:
@@ -122,8 +125,11 @@ def grep_knowledge(ctx: Context, args: KnowledgeGrep) -> Result:
                 break
         if len(found) >= _GREP_LIMIT:
             break
+    hint = ({} if found else {"hint": "no exact match: the wording may differ — try "
+                              "knowledge_search by meaning, a shorter string, or "
+                              "knowledge_file_outline of the likely document"})
     return Result({"pattern": args.pattern, "matches": found,
-                   "truncated": len(found) >= _GREP_LIMIT})
+                   "truncated": len(found) >= _GREP_LIMIT, **hint})
 
 
 def _object_card(obj: Document) -> Document:
@@ -140,8 +146,11 @@ def find_objects(ctx: Context, args: KnowledgeFindObjects) -> Result:
     for obj in ctx.scope[CATALOGUE].find({}, sort=[("_id", 1)]):
         if matches(object_entry(obj), wanted):
             found.append(_object_card(obj))
+    hint = ({} if found else {"hint": f"no {args.type!r} object matches: knowledge_outline "
+                              "lists the catalogue's types; try fewer fields, or "
+                              "knowledge_search by words"})
     return Result({"type": args.type, "where": args.where or {}, "count": len(found),
-                   "objects": found[:limit]})
+                   "objects": found[:limit], **hint})
 
 
 def outline(ctx: Context, args: KnowledgeOutline) -> Result:
