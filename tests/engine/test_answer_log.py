@@ -59,6 +59,8 @@ def test_the_log_lists_finished_runs_newest_first_with_what_they_did(script: Any
     assert {s["kind"] for s in looked_up["sources"]} >= {"member", "section"}
     assert looked_up["model_calls"] == finished(events)["usage"]["model_calls"] > 0
     assert looked_up["outcome"] == "completed" and looked_up["error"] is None
+    # the built-in harness (version 0): one supervisor step, from the run's record
+    assert (looked_up["steps"], looked_up["harness_version"]) == (["main"], 0)
     assert [r["at"] for r in runs] == sorted((r["at"] for r in runs), reverse=True)
     assert all(r["run_id"].startswith("run_") for r in runs)
     assert len(answer_log(TenantScope(demo_db, "acme"))["runs"]) == 1

@@ -249,10 +249,12 @@ def create_app(*, check_registry: bool = True) -> Starlette:
         gc.freeze()
         yield
 
+    from opsgraph.api.mcp_admin import McpAdmin
     from opsgraph.api.mcp_user import McpUser
 
     # MCP is not a JSON route: served beside ROUTES (and /openapi.json), not in them
-    return Starlette(routes=[*ROUTES, Route("/mcp/user", McpUser())], lifespan=lifespan,
+    mcp = [Route("/mcp/user", McpUser()), Route("/mcp/admin", McpAdmin())]
+    return Starlette(routes=[*ROUTES, *mcp], lifespan=lifespan,
                      middleware=[Middleware(RequestIds), Middleware(BodyCap)],
                      exception_handlers={
         OpsgraphError: opsgraph_error, HTTPException: http_error, Exception: unexpected_error})

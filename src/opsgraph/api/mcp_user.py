@@ -41,6 +41,7 @@ if TYPE_CHECKING:
         CallToolResult,
         ListToolsResult,
         PaginatedRequestParams,
+        Tool,
     )
 
     from opsgraph.tools.contract import BoundTool
@@ -159,6 +160,59 @@ def _principal(ctx: ServerRequestContext[Any, Any]) -> Principal:
     return principal
 
 
+async def list_user_tools(principal: Principal) -> list[Tool]:
+    """What the user link lists for `principal`: their read tools and `ask`."""
+    import mcp_types as types
+
+    tools = await run_in_threadpool(user_tools, principal)
+    listed = [types.Tool(name=name, description=tool.description,
+                         input_schema=tool.schema()["parameters"])
+              for name, tool in tools.items()]
+    listed.append(types.Tool(name=ASK, description=ASK_DESCRIPTION, input_schema=ask_schema()))
+    return listed
+
+
+def error_result(exc: OpsgraphError) -> CallToolResult:
+    """An opsgraph error as an MCP tool error: its message, and `{error: {code, message}}`."""
+    import mcp_types as types
+
+    return types.CallToolResult(content=[types.TextContent(text=exc.message)],
+                                structured_content=exc.to_json(), is_error=True)
+
+
+async def call_user_link_tool(principal: Principal, name: str, args: dict[str, Any],
+                              ) -> CallToolResult:
+    """One call of a user link tool (`ask` or a read), errors as MCP tool errors."""
+    import mcp_types as types
+
+    try:
+        if name == ASK:
+            message, thread_id = args.get("message"), args.get("thread_id")
+            if not isinstance(message, str) or not message.strip():
+                raise BadInput("message: a non-empty string is required")
+            if thread_id is not None and not isinstance(thread_id, str):
+                raise BadInput("thread_id: must be a string")
+            out = await run_in_threadpool(ask, principal, message, thread_id)
+            failed = out["status"] == "failed"
+            return types.CallToolResult(
+                content=[types.TextContent(text=json.dumps(out, ensure_ascii=False))],
+                structured_content=out, is_error=failed)
+        ok, text, body = await run_in_threadpool(call_user_tool, principal, name, args)
+        return types.CallToolResult(content=[types.TextContent(text=text)],
+                                    structured_content=body, is_error=not ok)
+    except OpsgraphError as exc:
+        return error_result(exc)
+
+
+def request_principal(ctx: ServerRequestContext[Any, Any]) -> Principal:
+    """The authenticated caller of an MCP request (put in the ASGI scope by the link)."""
+    request = ctx.request
+    principal = getattr(request, "scope", {}).get(PRINCIPAL_KEY)
+    if not isinstance(principal, Principal):  # only reached through `McpUser`
+        raise RuntimeError("MCP request without an authenticated caller")
+    return principal
+
+
 @lru_cache(maxsize=1)
 def mcp_server() -> Server[Any]:
     """The low-level MCP server: tools listed and called per caller."""
@@ -167,38 +221,12 @@ def mcp_server() -> Server[Any]:
 
     async def list_tools(ctx: ServerRequestContext[Any, Any],
                          params: PaginatedRequestParams | None) -> ListToolsResult:
-        tools = await run_in_threadpool(user_tools, _principal(ctx))
-        listed = [types.Tool(name=name, description=tool.description,
-                             input_schema=tool.schema()["parameters"])
-                  for name, tool in tools.items()]
-        listed.append(types.Tool(name=ASK, description=ASK_DESCRIPTION,
-                                 input_schema=ask_schema()))
-        return types.ListToolsResult(tools=listed)
+        return types.ListToolsResult(tools=await list_user_tools(request_principal(ctx)))
 
     async def call_tool(ctx: ServerRequestContext[Any, Any],
                         params: CallToolRequestParams) -> CallToolResult:
-        principal = _principal(ctx)
-        args = dict(params.arguments or {})
-        try:
-            if params.name == ASK:
-                message, thread_id = args.get("message"), args.get("thread_id")
-                if not isinstance(message, str) or not message.strip():
-                    raise BadInput("message: a non-empty string is required")
-                if thread_id is not None and not isinstance(thread_id, str):
-                    raise BadInput("thread_id: must be a string")
-                out = await run_in_threadpool(ask, principal, message, thread_id)
-                failed = out["status"] == "failed"
-                return types.CallToolResult(
-                    content=[types.TextContent(text=json.dumps(out, ensure_ascii=False))],
-                    structured_content=out, is_error=failed)
-            ok, text, body = await run_in_threadpool(call_user_tool, principal, params.name,
-                                                     args)
-            return types.CallToolResult(content=[types.TextContent(text=text)],
-                                        structured_content=body, is_error=not ok)
-        except OpsgraphError as exc:
-            body = exc.to_json()
-            return types.CallToolResult(content=[types.TextContent(text=exc.message)],
-                                        structured_content=body, is_error=True)
+        return await call_user_link_tool(request_principal(ctx), params.name,
+                                         dict(params.arguments or {}))
 
     return Server("opsgraph-user", instructions=(
         "opsgraph: the read operations and knowledge tools your role may use, and 'ask' "
@@ -210,17 +238,25 @@ class McpUser:
     """The ASGI app mounted at `/mcp/user`: authenticate, then hand the request to a
     stateless session manager of its own."""
 
+    def admit(self, principal: Principal) -> None:
+        """Refuse a caller this link is not for (anyone authenticated may use this one)."""
+
+    def server(self) -> Server[Any]:
+        return mcp_server()
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":  # lifespan and websockets are not ours to serve
             return
         try:
             principal = mcp_principal(principal_of(Request(scope)))
+            self.admit(principal)
             await run_in_threadpool(tenant_exists, principal)
         except OpsgraphError as exc:
             await error_response(exc)(scope, receive, send)
             return
         from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
-        manager = StreamableHTTPSessionManager(mcp_server(), stateless=True, json_response=True)
+        manager = StreamableHTTPSessionManager(self.server(), stateless=True,
+                                               json_response=True)
         async with manager.run():
             await manager.handle_request({**scope, PRINCIPAL_KEY: principal}, receive, send)

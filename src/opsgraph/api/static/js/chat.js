@@ -106,7 +106,8 @@ export class ChatView {
 
   newConversation(userMessages = []) {
     fill(this.log);
-    this.conv = new Conversation(this.log, {userMessages, onFinished: (d) => this.finished(d)});
+    this.conv = new Conversation(this.log, {userMessages, onFinished: (d) => this.finished(d),
+      onOption: this.form.hidden ? null : (text) => this.send(text)});
     return this.conv;
   }
 
@@ -114,9 +115,9 @@ export class ChatView {
   async open(threadId) {
     this.stopFollowing();
     this.threadId = threadId;
+    this.readOnly(null);
     this.newConversation();
     this.status.replaceChildren();
-    this.readOnly(null);
     this.emptyState(!threadId);
     this.refreshThreads();
     if (!threadId) {

@@ -57,12 +57,15 @@ export class Turn {
       h("div", {class: "work-title"}, "Plan"), this.plan);
     this.changes = h("ul", {class: "turn-changes", hidden: true});
     this.answer = h("div", {class: "bubble assistant", hidden: true});
+    this.warning = h("div", {class: "note note-warning", role: "status", hidden: true});
+    this.options = h("div", {class: "options", role: "group", "aria-label": "Choose an answer", hidden: true});
     this.sources = h("div", {class: "sources", hidden: true});
     this.notes = h("div", {class: "notes"});
     this.thinking = h("div", {class: "thinking"}, h("span", {class: "spinner", "aria-hidden": "true"}), "Working on it…");
     this.el = h("article", {class: "turn"},
       message ? h("div", {class: "bubble user"}, message) : null,
-      this.work, this.changes, this.answer, this.sources, this.notes, this.thinking);
+      this.work, this.changes, this.answer, this.warning, this.options, this.sources, this.notes,
+      this.thinking);
     this.streaming = false;
   }
 
@@ -120,6 +123,25 @@ export class Turn {
     }
   }
 
+  /** The answer's caveat (e.g. the tenant's harness failed and the built-in one answered). */
+  setWarning(text) {
+    this.warning.hidden = !text;
+    this.warning.textContent = text ? `Note: ${text}` : "";
+  }
+
+  /** A clarifying question's options: each a button that sends its text as the next
+   * message (`choose`), or shown disabled when this conversation cannot be added to. */
+  setOptions(options, choose) {
+    this.options.hidden = !options.length;
+    fill(this.options, options.map((text) => h("button", {type: "button", class: "option",
+      disabled: !choose, onclick: () => { this.closeOptions(); choose(text); }}, text)));
+  }
+
+  /** The question was answered (or the conversation moved on): its options are spent. */
+  closeOptions() {
+    for (const button of this.options.querySelectorAll("button")) button.disabled = true;
+  }
+
   note(text, kind = "info", hint = "") {
     this.notes.append(h("div", {class: `note note-${kind}`, role: kind === "error" ? "alert" : null},
       text, hint ? h("div", {class: "note-hint"}, hint) : null));
@@ -137,12 +159,14 @@ const ERROR_HINTS = {
 };
 
 /** The conversation: turns, made from events. `userMessages` are the thread's messages
- * from the user, used (in order) for runs whose `run_started` does not carry one. */
+ * from the user, used (in order) for runs whose `run_started` does not carry one;
+ * `onOption` sends a clarifying question's chosen option (null: options cannot be sent). */
 export class Conversation {
-  constructor(log, {userMessages = [], onFinished = () => {}} = {}) {
+  constructor(log, {userMessages = [], onFinished = () => {}, onOption = null} = {}) {
     this.log = log;
     this.userMessages = [...userMessages];
     this.onFinished = onFinished;
+    this.onOption = onOption;
     this.turns = [];
     this.lastStatus = null;  // the last run's status: a run after `awaiting_approval` resumes
     this.lastId = 0;
@@ -159,6 +183,7 @@ export class Conversation {
   }
 
   startTurn(message) {
+    this.turn?.closeOptions();  // a later message answers (or passes over) the question
     const turn = new Turn(message);
     this.turns.push(turn);
     this.log.append(turn.el);
@@ -209,7 +234,11 @@ export class Conversation {
 
   on_token(data) { this.turn.setBusy(true, "Writing the answer…"); this.turn.streamToken(data.text || ""); }
 
-  on_answer(data) { this.turn.setAnswer(data.text, data.sources); }
+  on_answer(data) {
+    this.turn.setAnswer(data.text, data.sources);
+    this.turn.setWarning(data.warning || "");
+    this.turn.setOptions(Array.isArray(data.options) ? data.options.map(String) : [], this.onOption);
+  }
 
   on_approval_required(data) { this.turn.addChanges(data.changes || []); }
 

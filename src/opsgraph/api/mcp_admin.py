@@ -1,0 +1,320 @@
+"""MCP for an admin's agent at `/mcp/admin`: the user link's tools plus what it takes to
+improve the tenant's harness — edit, validate, test, activate, roll back, read the answer
+log — and to manage its knowledge documents and agent models.
+
+Admins only: any other caller (a visitor included) is 403 before an MCP message is read;
+a bad token is 401, as on the user link. Each admin tool is a thin wrapper over the
+function the CLI and the HTTP routes call (`harness.versions`, `harness.validate`,
+`evals.harness_tests`, `engine.answer_log`, `knowledge.admin`, `models.overrides`); its
+arguments are checked by a pydantic model that is also its input schema, and an opsgraph
+error comes back as an MCP tool error with its code and message (`{error: {code, message,
+detail?}}`: a harness's validation problems ride in `detail.problems`).
+
+Activation over MCP: a version with failing tests is refused unless `force`, and `force`
+itself is refused unless the tenant allows its agents that (`harness_agent_may_force: true`
+on the tenant's document) — otherwise overriding failing tests stays a person's choice,
+made with `opsgraph harness activate N --force`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.concurrency import run_in_threadpool
+
+from opsgraph.api.mcp_user import (
+    McpUser,
+    call_user_link_tool,
+    error_result,
+    list_user_tools,
+    request_principal,
+)
+from opsgraph.api.principals import require_roles
+from opsgraph.api.request_models import KnowledgeDocumentRequest, TenantModelsRequest
+from opsgraph.errors import Forbidden, OpsgraphError
+from opsgraph.principal import Principal, Role
+
+if TYPE_CHECKING:
+    from mcp.server import Server, ServerRequestContext
+    from mcp_types import (
+        CallToolRequestParams,
+        CallToolResult,
+        ListToolsResult,
+        PaginatedRequestParams,
+    )
+
+    from opsgraph.store.scope import TenantScope
+
+MAY_FORCE = "harness_agent_may_force"
+"""The tenant setting that lets an agent force an activation over failing tests."""
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class NoArgs(_Args):
+    """No arguments."""
+
+
+class VersionArg(_Args):
+    version: int | None = Field(None, ge=0, description="A harness version (0: the built-in "
+                                                        "harness).")
+
+
+class DocArgs(_Args):
+    doc: dict[str, Any] = Field(description="A harness version document (harness_schema).")
+
+
+class SetArgs(DocArgs):
+    note: str = Field("", max_length=500, description="Why this version (shown in the list).")
+
+
+class ActivateArgs(_Args):
+    version: int = Field(ge=0, description="The version to activate.")
+    force: bool = Field(False, description="Activate even if its tests fail (refused unless "
+                                           "the tenant lets agents force).")
+
+
+class AnswerLogArgs(_Args):
+    limit: int = Field(20, ge=1, le=100, description="Runs per page.")
+    before: str | None = Field(None, description="The `cursor` of the last run of the "
+                                                 "previous page.")
+
+
+class DocumentAddArgs(KnowledgeDocumentRequest):
+    slug: str = Field(description="The document's id (lowercase letters, digits, '-').")
+
+
+class SlugArg(_Args):
+    slug: str = Field(description="The document's id.")
+
+
+def _scope(principal: Principal) -> TenantScope:
+    from opsgraph.store.scope import TenantScope
+
+    return TenantScope.of(principal)
+
+
+def _db() -> Any:
+    from opsgraph.store.client import get_db
+
+    return get_db()
+
+
+def harness_schema(principal: Principal, args: NoArgs) -> dict[str, Any]:
+    from opsgraph.harness.spec import HarnessDoc
+
+    return HarnessDoc.model_json_schema(by_alias=True)
+
+
+def harness_get(principal: Principal, args: VersionArg) -> dict[str, Any]:
+    from opsgraph.harness import versions
+
+    return versions.get(_scope(principal), args.version)
+
+
+def harness_set(principal: Principal, args: SetArgs) -> dict[str, Any]:
+    from opsgraph.harness import versions
+
+    version, changes = versions.save(_scope(principal), args.doc, actor=principal.user_id,
+                                     note=args.note)
+    return {"version": version, "changes": changes}
+
+
+def harness_validate(principal: Principal, args: DocArgs) -> dict[str, Any]:
+    from opsgraph.harness.validate import HarnessInvalid, validate
+
+    try:
+        validate(args.doc)
+    except HarnessInvalid as exc:
+        return {"valid": False, "problems": exc.problems}
+    return {"valid": True, "problems": []}
+
+
+def harness_test(principal: Principal, args: VersionArg) -> dict[str, Any]:
+    """The version's tests (the active one by default), the report kept beside it — as
+    `opsgraph harness test` does."""
+    from opsgraph.evals.harness_tests import run_tests
+    from opsgraph.harness import versions
+
+    scope = _scope(principal)
+    version = versions.active(scope)[0] if args.version is None else args.version
+    report: dict[str, Any] = run_tests(scope, version, versions.load(scope, version))
+    versions.record_test(scope, version, report)
+    return report
+
+
+def harness_activate(principal: Principal, args: ActivateArgs) -> dict[str, Any]:
+    from opsgraph.evals.harness_tests import activate_checked
+
+    scope = _scope(principal)
+    if args.force and (scope.tenant() or {}).get(MAY_FORCE) is not True:
+        raise Forbidden(f"force: activating a version whose tests fail is a person's choice "
+                        f"here ('opsgraph harness activate {args.version} --force'); the "
+                        f"tenant does not let agents force it ({MAY_FORCE} is off)")
+    done: dict[str, Any] = activate_checked(scope, args.version, actor=principal.user_id,
+                                            force=args.force)
+    return done
+
+
+def harness_rollback(principal: Principal, args: NoArgs) -> dict[str, Any]:
+    from opsgraph.harness import versions
+
+    return versions.rollback(_scope(principal), actor=principal.user_id)
+
+
+def harness_versions(principal: Principal, args: NoArgs) -> dict[str, Any]:
+    from opsgraph.harness import versions
+
+    return {"versions": versions.list_versions(_scope(principal))}
+
+
+def answer_log(principal: Principal, args: AnswerLogArgs) -> dict[str, Any]:
+    from opsgraph.engine.answer_log import answer_log as log
+
+    return log(_scope(principal), limit=args.limit, before=args.before)
+
+
+def documents_list(principal: Principal, args: NoArgs) -> dict[str, Any]:
+    from opsgraph.knowledge import admin
+
+    return admin.list_documents(_db(), principal.tenant_id)
+
+
+def documents_add(principal: Principal, args: DocumentAddArgs) -> dict[str, Any]:
+    from opsgraph.knowledge import admin
+
+    return admin.put_document(_db(), principal.tenant_id, args.slug, args.body,
+                              kind=args.kind, title=args.title)
+
+
+def documents_remove(principal: Principal, args: SlugArg) -> dict[str, Any]:
+    from opsgraph.knowledge import admin
+
+    return admin.remove_document(_db(), principal.tenant_id, args.slug)
+
+
+def models_get(principal: Principal, args: NoArgs) -> dict[str, Any]:
+    from opsgraph.models.overrides import model_settings
+
+    return model_settings(_scope(principal))
+
+
+def models_set(principal: Principal, args: TenantModelsRequest) -> dict[str, Any]:
+    from opsgraph.models.overrides import model_settings, set_overrides
+    from opsgraph.registry.loader import get_registry
+
+    scope = _scope(principal)
+    set_overrides(scope, args.models, set(get_registry().agents), principal.user_id)
+    return model_settings(scope)
+
+
+@dataclass(frozen=True)
+class AdminTool:
+    """One admin tool: what it does, its arguments (schema and check) and its function."""
+
+    description: str
+    args: type[BaseModel]
+    run: Callable[[Principal, Any], dict[str, Any]]
+
+    def schema(self) -> dict[str, Any]:
+        return self.args.model_json_schema()
+
+
+ADMIN_TOOLS: dict[str, AdminTool] = {
+    "harness_schema": AdminTool("The JSON schema of a harness version document.", NoArgs,
+                                harness_schema),
+    "harness_get": AdminTool("A harness version's document and metadata (the active one by "
+                             "default).", VersionArg, harness_get),
+    "harness_set": AdminTool("Validate and save a new harness version (not activated); "
+                             "returns its number and its changes from the active version.",
+                             SetArgs, harness_set),
+    "harness_validate": AdminTool("Check a harness document without saving it: `{valid, "
+                                  "problems: [{path, message}]}`.", DocArgs, harness_validate),
+    "harness_test": AdminTool("Run a version's own tests (default: the active version); "
+                              "the report is kept beside the version.", VersionArg,
+                              harness_test),
+    "harness_activate": AdminTool("Run a version's tests and activate it if they pass; "
+                                  "`force` overrides failing tests only where the tenant "
+                                  "allows agents to.", ActivateArgs, harness_activate),
+    "harness_rollback": AdminTool("Re-activate the version that was active before the "
+                                  "current one.", NoArgs, harness_rollback),
+    "harness_versions": AdminTool("Every harness version with which is active and its last "
+                                  "test result.", NoArgs, harness_versions),
+    "answer_log": AdminTool("The tenant's recent runs, newest first: request, harness steps "
+                            "ran, tools, model calls, sources, outcome.", AnswerLogArgs,
+                            answer_log),
+    "documents_list": AdminTool("The tenant's knowledge documents and knowledge version.",
+                                NoArgs, documents_list),
+    "documents_add": AdminTool("Add or replace a knowledge document (Markdown or text, at "
+                               "most 1 MiB).", DocumentAddArgs, documents_add),
+    "documents_remove": AdminTool("Remove a knowledge document.", SlugArg, documents_remove),
+    "models_get": AdminTool("The per-agent model overrides and the models allowed.", NoArgs,
+                            models_get),
+    "models_set": AdminTool("Replace every per-agent model override.", TenantModelsRequest,
+                            models_set),
+}
+
+
+def call_admin_tool(principal: Principal, name: str, arguments: dict[str, Any],
+                    ) -> dict[str, Any]:
+    """One admin tool's result; its arguments checked first (422 naming each field)."""
+    from opsgraph.api.bodies import validated
+
+    tool = ADMIN_TOOLS[name]
+    return tool.run(principal, validated(arguments, tool.args))
+
+
+@lru_cache(maxsize=1)
+def admin_server() -> Server[Any]:
+    """The low-level MCP server of the admin link."""
+    import json
+
+    import mcp_types as types
+    from mcp.server import Server
+
+    async def list_tools(ctx: ServerRequestContext[Any, Any],
+                         params: PaginatedRequestParams | None) -> ListToolsResult:
+        listed = await list_user_tools(request_principal(ctx))
+        listed += [types.Tool(name=name, description=tool.description,
+                              input_schema=tool.schema())
+                   for name, tool in ADMIN_TOOLS.items()]
+        return types.ListToolsResult(tools=listed)
+
+    async def call_tool(ctx: ServerRequestContext[Any, Any],
+                        params: CallToolRequestParams) -> CallToolResult:
+        principal = request_principal(ctx)
+        args = dict(params.arguments or {})
+        if params.name not in ADMIN_TOOLS:
+            return await call_user_link_tool(principal, params.name, args)
+        try:
+            out = await run_in_threadpool(call_admin_tool, principal, params.name, args)
+        except OpsgraphError as exc:
+            return error_result(exc)
+        body: dict[str, Any] = json.loads(json.dumps(out, default=str))
+        return types.CallToolResult(
+            content=[types.TextContent(text=json.dumps(body, ensure_ascii=False))],
+            structured_content=body)
+
+    return Server("opsgraph-admin", instructions=(
+        "opsgraph, for a tenant's admin: everything of the user link, plus the tenant's "
+        "harness (harness_schema, harness_get, harness_set, harness_validate, harness_test, "
+        "harness_activate, harness_rollback, harness_versions), the answer log, knowledge "
+        "documents and agent models. Improve the harness in a loop: read the answer log, "
+        "set a version (its change list comes back), test it, activate it."),
+        on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+class McpAdmin(McpUser):
+    """The ASGI app mounted at `/mcp/admin`: the user link's, for admins only."""
+
+    def admit(self, principal: Principal) -> None:
+        require_roles(principal, Role.ADMIN, action="the admin MCP link")
+
+    def server(self) -> Server[Any]:
+        return admin_server()
