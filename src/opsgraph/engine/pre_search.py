@@ -86,7 +86,7 @@ def pre_search(tools: Mapping[str, BoundTool], instruction: str, message: str
     done = PreSearch(block="")
     found = _call(tools, SEARCH, {"query": query}, done)
     hits: list[dict[str, Any]] = list((found or {}).get("results") or [])
-    read: list[tuple[dict[str, Any], Any]] = []
+    read: list[tuple[dict[str, Any], str]] = []
     budget = READ_CHARS
     for hit in hits:
         tool = READS.get(str(hit.get("kind")), "")
