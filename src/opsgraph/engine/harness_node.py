@@ -424,7 +424,9 @@ def harness(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
             hs.vars[step.save_as] = result
         hs.waiting = None
         hs.position = None if step.final else successor(doc, step)
-    env = environment(ctx, hs) if hs.position is not None else {}
+    # the built-in harness reads only {{message}}: its runs make no lookup for the rest
+    env = ({"message": hs.message} if is_builtin(hs)
+           else environment(ctx, hs) if hs.position is not None else {})
     while hs.position is not None:
         step_id = hs.position
         try:
