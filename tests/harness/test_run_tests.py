@@ -114,3 +114,18 @@ def test_the_shipped_examples_pass_their_own_tests(example: str, demo_db: Any) -
     path = Path(opsgraph.harness.__file__).with_name("examples") / f"{example}.json"
     report = report_of(TenantScope(demo_db, "demo"), json.loads(path.read_text()))
     assert report["failed"] == 0 and report["passed"] > 0, report["results"]
+
+
+def test_a_scratch_tenant_a_crashed_run_left_is_dropped_by_the_next(demo_db: Any) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from opsgraph.evals.harness_tests import scratch_tenant
+
+    scope = TenantScope(demo_db, "demo")
+    with scratch_tenant(scope) as left:
+        demo_db["tenants"].update_one({"_id": left.tenant_id}, {"$set": {
+            "scratch_until": datetime.now(UTC) - timedelta(seconds=1)}})
+        with scratch_tenant(scope) as other:  # the next test run of the tenant
+            assert demo_db["tenants"].find_one({"_id": left.tenant_id}) is None
+            assert demo_db["members"].count_documents({"tenant_id": left.tenant_id}) == 0
+            assert demo_db["members"].count_documents({"tenant_id": other.tenant_id}) > 0

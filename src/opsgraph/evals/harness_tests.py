@@ -9,8 +9,9 @@ the scripted model its `script` describes — or with `model` for every test.
 Nothing a test does reaches the tenant's data: the tests run in a scratch tenant of the
 same database, seeded like the demo club, with the tenant's settings and its knowledge
 documents, and dropped afterwards with every thread, checkpoint, pending change and audit
-row the runs wrote. The process-wide database is never swapped (a serving process's other
-requests go on untouched), unlike `evals.sandbox`, which is for the command-line evals.
+row the runs wrote (one that a crashed process left is dropped by the tenant's next test
+run). The process-wide database is never swapped (a serving process's other requests go on
+untouched), unlike `evals.sandbox`, which is for the command-line evals.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import tempfile
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +33,10 @@ from opsgraph.store.scope import Document, TenantScope
 SETTINGS = ("name", "plan", "capability_mode", "timezone", "off_topic_reply", "modules")
 """The tenant settings a scratch tenant copies (the rest is the demo club's)."""
 CHECKPOINTS = ("checkpoints", "checkpoint_writes")
+SCRATCH = "-test-"
+SCRATCH_LIFE = timedelta(hours=1)
+"""A scratch tenant still there this long after it was made was left by a process that
+died mid-test: the next test run of its tenant drops it."""
 
 
 @contextmanager
@@ -41,13 +47,17 @@ def scratch_tenant(scope: TenantScope) -> Iterator[TenantScope]:
     from opsgraph.store.seed import seed
 
     db = get_db()
-    scratch = TenantScope(db, f"{scope.tenant_id}-test-{uuid.uuid4().hex[:10]}")
+    prefix = f"{scope.tenant_id}{SCRATCH}"
+    for stale in db["tenants"].find({"_id": {"$regex": f"^{re.escape(prefix)}"},
+                                     "scratch_until": {"$lt": datetime.now(UTC)}}):
+        drop_tenant(TenantScope(db, str(stale["_id"])))  # left by a process that died
+    scratch = TenantScope(db, f"{prefix}{uuid.uuid4().hex[:10]}")
     try:
         seed(db, scratch.tenant_id)
         tenant = scope.tenant() or {}
         settings = {k: tenant[k] for k in SETTINGS if k in tenant}
-        if settings:
-            db["tenants"].update_one({"_id": scratch.tenant_id}, {"$set": settings})
+        db["tenants"].update_one({"_id": scratch.tenant_id}, {"$set": {
+            **settings, "scratch_until": datetime.now(UTC) + SCRATCH_LIFE}})
         documents = [{**doc, "_id": f"kb_{scratch.tenant_id}_{doc['slug']}",
                       "tenant_id": scratch.tenant_id} for doc in scope["knowledge"].find({})]
         if documents:
