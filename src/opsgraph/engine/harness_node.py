@@ -45,6 +45,7 @@ from opsgraph.engine.state import (
 )
 from opsgraph.errors import OpsgraphError, RunAborted
 from opsgraph.harness import spec as hs_spec
+from opsgraph.harness import versions
 from opsgraph.harness.spec import Condition, HarnessDoc
 from opsgraph.harness.templates import check as template_paths
 from opsgraph.harness.templates import lookup, render, render_text
@@ -69,8 +70,6 @@ def load_version(ctx: RunContext, version: int) -> HarnessDoc:
     """The document of `version` of the run's tenant (0: the built-in)."""
     if ctx.harness is not None and ctx.harness[0] == version:
         return ctx.harness[1]
-    from opsgraph.harness import versions
-
     return versions.load(ctx.scope, version)
 
 
@@ -85,6 +84,7 @@ def new_harness_state(ctx: RunContext, message: str, version: int) -> HarnessSta
 
 
 def is_builtin(state: HarnessState) -> bool:
+    """The run executes the built-in harness (not one it fell back to)."""
     return state.version == 0 and state.fallback is None
 
 
