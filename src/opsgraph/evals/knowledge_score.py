@@ -53,7 +53,7 @@ _DECLINES = re.compile("|".join((
     r"confirm|answer|provide)",
     r"\bno (?:information|details|mention|record|data|price|answer)\b",
     r"\bnot (?:mentioned|covered|stated|specified|listed|included|documented|available|"
-    r"found|in the (?:knowledge|documents|passages|policy|policies))\b",
+    r"found|provided|given|in the (?:knowledge|documents|passages|policy|policies))\b",
     r"\bnothing (?:about|on|in)\b",
     r"\b(?:please )?(?:ask|contact|check with|speak to) (?:at )?(?:reception|the club manager|"
     r"the duty manager|a member of staff|staff)\b",
