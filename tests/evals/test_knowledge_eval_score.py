@@ -70,6 +70,8 @@ def test_a_polite_decline_to_an_unanswerable_question_is_correct() -> None:
                  "Please ask at reception.") == (True, False)
     assert sauna("Which facility do you mean - the pool?") == (True, False)
     assert sauna("The sauna opening hours are not provided by the tools I have.") == (True, False)
+    assert sauna("The sauna opening hours cannot be found in the given information.") == (
+        True, False)
     # declining, but adding a read number: not a fabrication, not a clean decline either
     assert sauna("The documents don't mention a sauna; late cancellations cost £8.") == (
         False, False)

@@ -52,6 +52,7 @@ _DECLINES = re.compile("|".join((
     r"(?:know|find|see|say|mention|cover|specify|state|include|list|contain|have|locate|"
     r"confirm|answer|provide)",
     r"\bno (?:information|details|mention|record|data|price|answer)\b",
+    r"\b(?:cannot|can't|could not|couldn't) be (?:found|determined|confirmed)\b",
     r"\bnot (?:mentioned|covered|stated|specified|listed|included|documented|available|"
     r"found|provided|given|in the (?:knowledge|documents|passages|policy|policies))\b",
     r"\bnothing (?:about|on|in)\b",
