@@ -20,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from opsgraph.api import first_run, knowledge_admin, threads
+from opsgraph.api import first_run, harness_view, knowledge_admin, threads
 from opsgraph.api.bodies import parse_json_object
 from opsgraph.api.error_responses import error_response
 from opsgraph.api.limits import BodyCap
@@ -222,6 +222,7 @@ ROUTES = [
     Route("/v1/tenant/settings", first_run.tenant_settings, methods=["GET", "PUT"]),
     Route("/v1/info", first_run.info, methods=["GET"]),
     Route("/v1/local/sign-in", first_run.local_sign_in, methods=["POST"]),
+    Route("/v1/harness", harness_view.get_harness, methods=["GET"]),
     Route("/v1/knowledge/documents", knowledge_admin.list_documents, methods=["GET"]),
     Route("/v1/knowledge/documents/{slug}", knowledge_admin.put_document, methods=["PUT"]),
     Route("/v1/knowledge/documents/{slug}", knowledge_admin.delete_document,

@@ -19,6 +19,7 @@ from pydantic import BaseModel
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
 from opsgraph.api.dashboard import CONTENT_TYPES, assets
+from opsgraph.api.harness_models import HarnessView
 from opsgraph.api.limits import MAX_BODY_BYTES
 from opsgraph.api.principals import TENANT_HEADER, TENANT_ID
 from opsgraph.api.request_models import (
@@ -198,6 +199,12 @@ def _routes() -> tuple[ApiRoute, ...]:
         ApiRoute("PUT", "/v1/tenant/settings",
                  "Set the tenant's settings (admin); answers as GET does", "bearer",
                  response=(TenantSettings,), request=(TenantSettingsRequest,), errors=(403,)),
+        ApiRoute("GET", "/v1/harness",
+                 "The tenant's harness versions, and one (the active one by default) as "
+                 "JSON and as an SVG flowchart (admin)", "bearer", response=(HarnessView,),
+                 errors=(400, 403), params=(
+                     Param("version", "query", {"type": "string", "pattern": "^[0-9]{1,9}$"},
+                           "The version to show (0: the built-in harness)."),)),
         ApiRoute("GET", "/v1/knowledge/documents",
                  "The tenant's knowledge documents and knowledge version (admin)", "bearer",
                  response=(KnowledgeDocuments,), errors=(403,)),

@@ -1,0 +1,48 @@
+"""`GET /v1/harness[?version=N]` (admin): what the dashboard's Harness view draws — every
+version of the tenant's harness, and one version (the active one by default) as its JSON
+document and its flowchart, drawn as SVG on the server from that same JSON
+(`harness.diagram.svg`), so the page needs no diagram library and the picture cannot drift
+from the logic.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from opsgraph.api.principals import caller, require_roles
+from opsgraph.errors import BadInput
+from opsgraph.principal import Principal, Role
+
+
+def _version(raw: str | None) -> int | None:
+    if raw is None:
+        return None
+    if not raw.isdigit() or len(raw) > 9:
+        raise BadInput(f"version: {raw!r} is not a version number (0, 1, 2, ...)",
+                       field="version")
+    return int(raw)
+
+
+def harness_view(principal: Principal, version: int | None) -> dict[str, Any]:
+    """`{versions, version, active, doc, svg}` of the principal's tenant."""
+    from opsgraph.harness import diagram, versions
+    from opsgraph.store.scope import TenantScope
+
+    scope = TenantScope.of(principal)
+    shown = versions.get(scope, version)  # NotFound for a version that does not exist
+    doc = versions.load(scope, int(shown["version"]))
+    listed = versions.list_versions(scope)
+    return {"versions": listed, "version": shown["version"],
+            "active": next(v["version"] for v in listed if v["active"]),
+            "doc": shown["doc"], "svg": diagram.svg(doc)}
+
+
+async def get_harness(request: Request) -> Response:
+    principal = await caller(request)
+    require_roles(principal, Role.ADMIN, action="reading the harness")
+    version = _version(request.query_params.get("version"))
+    return JSONResponse(await run_in_threadpool(harness_view, principal, version))

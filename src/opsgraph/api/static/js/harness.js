@@ -1,0 +1,76 @@
+// The harness (admins): every version of the tenant's harness, and one of them — the
+// active one unless another is picked — as its flowchart and its JSON. The server draws
+// the flowchart as SVG from the same JSON the engine runs, so nothing is fetched or drawn
+// here but what it sends.
+
+import {api} from "./api.js";
+import {h, fill, ago} from "./dom.js";
+
+/** The server's SVG as an element, without anything that could run (scripts, event
+ * attributes, links): the page's policy forbids inline script anyway. */
+function diagramOf(text) {
+  const parsed = new DOMParser().parseFromString(text, "image/svg+xml");
+  const svg = parsed.documentElement;
+  if (!svg || svg.nodeName !== "svg") return h("p", {class: "note note-error"}, "The flowchart could not be read.");
+  for (const bad of svg.querySelectorAll("script, foreignObject, a")) bad.remove();
+  for (const el of [svg, ...svg.querySelectorAll("*")]) {
+    for (const attr of [...el.attributes]) {
+      if (/^on/i.test(attr.name) || /href$/i.test(attr.name)) el.removeAttribute(attr.name);
+    }
+  }
+  return document.importNode(svg, true);
+}
+
+function testWords(last) {
+  if (!last) return "not tested";
+  return last.failed ? `${last.failed} failing, ${last.passed} passing` : `${last.passed} passing`;
+}
+
+export class HarnessView {
+  constructor(root, app) {
+    this.app = app;
+    this.root = root;
+  }
+
+  async show(version = null) {
+    fill(this.root, h("p", {class: "muted"}, "Loading the harness…"));
+    let data;
+    try {
+      data = await api(version === null ? "/v1/harness" : `/v1/harness?version=${version}`);
+    } catch (error) {
+      fill(this.root, h("div", {class: "view"}, h("h2", {}, "Harness"),
+        h("p", {class: "note note-error", role: "alert"}, error.status === 403 ? "Only admins read the harness." : error.message)));
+      return;
+    }
+    const title = (data.doc.metadata && data.doc.metadata.title) || `Version ${data.version}`;
+    fill(this.root, h("div", {class: "view harness"},
+      h("header", {class: "view-head"}, h("h2", {}, "Harness"),
+        h("span", {class: "muted"}, `Version ${data.active} is active`)),
+      this.versionsPanel(data),
+      h("section", {class: "panel", "aria-labelledby": "harness-shown"},
+        h("h3", {id: "harness-shown"}, `Version ${data.version}: ${title}`,
+          data.version === data.active ? h("span", {class: "pill pill-completed"}, "Active") : null),
+        h("figure", {class: "flowchart"}, diagramOf(data.svg),
+          h("figcaption", {class: "muted"}, "Drawn from the version’s JSON below: the steps run from the top, following the arrows.")),
+        h("details", {class: "harness-json"},
+          h("summary", {}, `Version ${data.version} as JSON`),
+          h("pre", {}, JSON.stringify(data.doc, null, 2))))));
+  }
+
+  versionsPanel(data) {
+    return h("section", {class: "panel"}, h("h3", {}, "Versions"),
+      h("div", {class: "table-wrap"}, h("table", {class: "agents versions"},
+        h("thead", {}, h("tr", {},
+          ["Version", "Note", "Saved", "Steps", "Tests", ""].map((t) => h("th", {scope: "col"}, t)))),
+        h("tbody", {}, data.versions.map((v) => h("tr", {dataset: {version: String(v.version)}, class: v.active ? "active" : null},
+          h("th", {scope: "row"}, String(v.version), v.active ? h("span", {class: "pill pill-completed"}, "Active") : null),
+          h("td", {}, v.note || ""),
+          h("td", {}, v.created_at ? `${ago(v.created_at)} by ${v.created_by}` : "built in"),
+          h("td", {}, String(v.steps)),
+          h("td", {}, `${v.tests} ${v.tests === 1 ? "test" : "tests"}`, h("span", {class: "agent-desc"}, testWords(v.last_test))),
+          h("td", {}, v.version === data.version ? h("span", {class: "muted"}, "Shown")
+            : h("button", {type: "button", class: "small", onclick: () => this.show(v.version)}, `Show version ${v.version}`))))))));
+  }
+
+  hide() {}
+}
