@@ -203,7 +203,7 @@ def test_a_refund_asked_by_staff_is_refused_by_the_gate(client: httpx.Client) ->
 def test_tenant_settings_are_the_admin_s(client: httpx.Client, demo_db: Any) -> None:
     admin = sign_in(client, "stf_demo_01", "admin")
     assert client.get("/v1/tenant/settings", headers=admin).json() == {
-        "capability_mode": "observe"}
+        "capability_mode": "observe", "off_topic_reply": "", "modules": []}
     for role in ("manager", "staff", "member"):
         who = sign_in(client, "stf_demo_01", role)
         assert client.get("/v1/tenant/settings", headers=who).status_code == 403
@@ -212,14 +212,34 @@ def test_tenant_settings_are_the_admin_s(client: httpx.Client, demo_db: Any) -> 
     assert client.get("/v1/tenant/settings").status_code == 403  # a visitor
     changed = client.put("/v1/tenant/settings", headers=admin,
                          json={"capability_mode": "enforce"})
-    assert changed.status_code == 200 and changed.json() == {"capability_mode": "enforce"}
+    assert changed.status_code == 200 and changed.json() == {
+        "capability_mode": "enforce", "off_topic_reply": "", "modules": []}
     assert client.get("/v1/tenant/settings", headers=admin).json() == {
-        "capability_mode": "enforce"}
+        "capability_mode": "enforce", "off_topic_reply": "", "modules": []}
     # on the tenant's document, where a run reads its gate's mode (engine.runner)
     assert demo_db["tenants"].find_one({"_id": "demo"})["capability_mode"] == "enforce"
     bad = client.put("/v1/tenant/settings", headers=admin, json={"capability_mode": "strict"})
     assert bad.status_code == 422
     assert [e["field"] for e in bad.json()["error"]["errors"]] == ["capability_mode"]
+    # the off-topic reply: set, kept when absent, refused over 500 characters
+    reply = "We only help with the club: bookings, classes and membership."
+    assert client.put("/v1/tenant/settings", headers=admin, json={
+        "capability_mode": "enforce", "off_topic_reply": reply}).json()["off_topic_reply"] == reply
+    assert client.put("/v1/tenant/settings", headers=admin, json={
+        "capability_mode": "observe"}).json()["off_topic_reply"] == reply
+    assert demo_db["tenants"].find_one({"_id": "demo"})["off_topic_reply"] == reply
+    long = client.put("/v1/tenant/settings", headers=admin,
+                      json={"capability_mode": "observe", "off_topic_reply": "x" * 501})
+    assert long.status_code == 422
+    assert [e["field"] for e in long.json()["error"]["errors"]] == ["off_topic_reply"]
+    # modules: shipped ones only, each named when unknown
+    assert client.put("/v1/tenant/settings", headers=admin, json={
+        "capability_mode": "observe", "modules": ["safeguarding"]}).json()["modules"] == [
+        "safeguarding"]
+    unknown = client.put("/v1/tenant/settings", headers=admin,
+                         json={"capability_mode": "observe", "modules": ["astrology"]})
+    assert unknown.status_code == 400 and "'astrology'" in unknown.json()["error"]["message"]
+    assert demo_db["tenants"].find_one({"_id": "demo"})["modules"] == ["safeguarding"]
 
 
 @pytest.fixture

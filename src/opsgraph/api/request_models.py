@@ -104,6 +104,15 @@ class TenantSettingsRequest(Body):
     capability_mode: Literal["observe", "enforce"] = Field(
         description="The capability gate: `enforce` refuses an agent a verb it does not "
                     "declare; `observe` lets it through and logs it.")
+    off_topic_reply: str | None = Field(
+        None, max_length=500,
+        description="The club's own reply to a message that asks nothing of it (the "
+                    "built-in harness sends it instead of the generic words); absent: "
+                    "unchanged, empty: the generic words again.")
+    modules: list[str] | None = Field(
+        None, max_length=20,
+        description="The modules enabled (e.g. `safeguarding`): their rules join the "
+                    "agents' prompts and their tools the agents' tools; absent: unchanged.")
 
 
 class KnowledgeDocumentRequest(Body):

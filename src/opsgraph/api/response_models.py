@@ -216,6 +216,8 @@ class SignedIn(Out):
 
 class TenantSettings(Out):
     capability_mode: Literal["observe", "enforce"]
+    off_topic_reply: str = Field(description="Empty: the generic reply.")
+    modules: list[str] = Field(description="The enabled modules.")
 
 
 class KnowledgeDocument(Out):
