@@ -109,12 +109,16 @@ def _asker(ctx: RunContext, spec: str, task_id: str, checkpointed: bool) -> AskM
 def run_agent(ctx: RunContext, agent: AgentSpec, task: PlannedTask,
               dep_results: dict[str, TaskResult]) -> LoopResult:
     """Run `agent` on `task`; action agents' turns are checkpointed and may interrupt."""
+    from opsgraph.harness import modules
     from opsgraph.models.factory import get_chat_model
     from opsgraph.models.overrides import resolve_model_spec
     from opsgraph.models.prompt_cache import cached_system_message
     from opsgraph.registry.prompt import system_prompt
 
-    tools = bind_agent_tools(Context(ctx.scope, ctx.principal), agent.tools, ctx.plan)
+    tools = bind_agent_tools(Context(ctx.scope, ctx.principal),
+                             [*agent.tools, *(op for op in modules.extra_tools(ctx.modules,
+                                                                                agent.name)
+                                              if op not in agent.tools)], ctx.plan)
     requires = {op.replace(".", "_"): [r.replace(".", "_") for r in needs]
                 for op, needs in agent.requires.items()}
     spec = resolve_model_spec(ctx.scope, agent.name, agent.model_tier, ctx.run_model,
@@ -122,7 +126,8 @@ def run_agent(ctx: RunContext, agent: AgentSpec, task: PlannedTask,
     acts = agent.kind == "action"
     answers = searches_first(agent)
     found = pre_search(tools, task.instruction, ctx.request) if answers else None
-    system = cached_system_message(get_chat_model(spec), system_prompt(agent))
+    system = cached_system_message(get_chat_model(spec), system_prompt(agent)
+                                   + modules.prompt_section(ctx.modules, agent.name))
     brief = task_brief(ctx, task, dep_results)
     if found is not None and found.block:
         brief += "\n\n" + found.block

@@ -94,6 +94,8 @@ class RunContext:
     tenant_view: dict[str, Any] = field(default_factory=dict)
     """What harness templates may show of the tenant: `name`, `timezone`."""
     off_topic_reply: str = ""
+    modules: tuple[str, ...] = ()
+    """The modules the tenant enabled (their rules and tools join its agents')."""
     """The tenant's own reply to a message with nothing to do (empty: the generic one)."""
 
     def step(self, where: str) -> None:

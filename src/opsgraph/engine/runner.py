@@ -60,7 +60,8 @@ def make_context(principal: Principal, thread_id: str, run_model: str | None,
                       timezone=str(tenant.get("timezone") or "UTC"),
                       tenant_view={"name": str(tenant.get("name") or scope.tenant_id),
                                    "timezone": str(tenant.get("timezone") or "UTC")},
-                      off_topic_reply=str(tenant.get("off_topic_reply") or ""))
+                      off_topic_reply=str(tenant.get("off_topic_reply") or ""),
+                      modules=tuple(tenant.get("modules") or ()))
 
 
 def _config(principal: Principal, thread_id: str) -> RunnableConfig:

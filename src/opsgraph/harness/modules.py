@@ -12,13 +12,13 @@ tenant instead of an edit to every harness version.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from opsgraph.errors import BadInput
-from opsgraph.store.scope import TenantScope
 
 FOLDER = Path(__file__).with_name("modules")
 SETTING = "modules"
@@ -51,29 +51,28 @@ def shipped() -> dict[str, Module]:
     return found
 
 
-def enabled(scope: TenantScope) -> list[Module]:
-    """The tenant's enabled modules, in the order it named them (unknown names, e.g. of a
-    module a later opsgraph removed, are skipped)."""
-    names = (scope.tenant() or {}).get(SETTING) or []
+def enabled(names: Sequence[str]) -> list[Module]:
+    """The modules a tenant enabled (its setting, read once per run), in the order it named
+    them (unknown names, e.g. of a module a later opsgraph removed, are skipped)."""
     modules = shipped()
     return [modules[name] for name in names if name in modules]
 
 
-def extra_rules(scope: TenantScope, agent: str) -> list[str]:
+def extra_rules(names: Sequence[str], agent: str) -> list[str]:
     """The rules the tenant's modules add to `agent`'s system prompt."""
-    return [rule for module in enabled(scope)
+    return [rule for module in enabled(names)
             for key in ("*", agent) for rule in module.rules.get(key, [])]
 
 
-def extra_tools(scope: TenantScope, agent: str) -> list[str]:
+def extra_tools(names: Sequence[str], agent: str) -> list[str]:
     """The operation ids the tenant's modules add to `agent`'s tools (once each)."""
-    return list(dict.fromkeys(op for module in enabled(scope)
+    return list(dict.fromkeys(op for module in enabled(names)
                               for op in module.tools.get(agent, [])))
 
 
-def prompt_section(scope: TenantScope, agent: str) -> str:
+def prompt_section(names: Sequence[str], agent: str) -> str:
     """The system prompt's addition for `agent`: a rules section, or "" with none."""
-    rules = extra_rules(scope, agent)
+    rules = extra_rules(names, agent)
     if not rules:
         return ""
     return "\n## Rules of this club\n" + "\n".join(f"- {rule}" for rule in rules) + "\n"
