@@ -95,7 +95,7 @@ async def list_approvals(request: Request) -> Response:
     status = request.query_params.get("status", "pending")
     if status not in STATUSES:
         raise BadInput(f"status: unknown status {status!r} (allowed: {', '.join(STATUSES)})")
-    changes = await run_in_threadpool(list_changes, TenantScope.of(principal), status)  # type: ignore[arg-type]
+    changes = await run_in_threadpool(list_changes, TenantScope.of(principal), status)
     return JSONResponse({"changes": [c.to_json() for c in changes]})
 
 

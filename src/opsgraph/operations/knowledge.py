@@ -214,7 +214,13 @@ def read_section(ctx: Context, args: KnowledgeReadSection) -> Result:
     section = _find_section(doc, args.section)
     return Result({"document": doc["_id"], "document_title": doc.get("title"),
                    **section.to_json()},
-                  (Source("section", section.id, f"{doc['title']} — {section.title}"),))
+                  (Source("section", section.id, section_label(str(doc["title"]), section.title)),))
+
+
+def section_label(document: str, section: str) -> str:
+    """A section's source title: its document's, then its own unless they are the same
+    (the text before a document's first heading is titled like the document)."""
+    return document if section == document else f"{document} — {section}"
 
 
 def _object_label(obj: Document) -> str:
