@@ -8,12 +8,12 @@ import pytest
 
 from opsgraph.engine.approval_flow import decide_and_resume
 from opsgraph.engine.graph import reset_graph
-from opsgraph.engine.thread_log import recent_runs
 from opsgraph.harness import versions
 from opsgraph.store.scope import TenantScope
 from tests.engine.helpers import chat, finished, of, person
 from tests.engine.test_approval_resume import update_turns
 from tests.engine.test_supervisor import task
+from tests.harness.records import recent_runs
 from tests.harness.test_run_steps import EMILY, answer, step, steps_ran
 
 pytestmark = pytest.mark.usefixtures("demo_db")

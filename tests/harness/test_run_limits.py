@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 
 from opsgraph.engine.runner import stream_run
-from opsgraph.engine.thread_log import recent_runs
 from opsgraph.store.scope import TenantScope
 from tests.engine.helpers import finished, of, person
+from tests.harness.records import recent_runs
 from tests.harness.test_run_steps import (
     EMILY,
     LLM,

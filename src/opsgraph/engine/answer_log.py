@@ -17,12 +17,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from opsgraph.engine.thread_log import EVENTS
+from opsgraph.engine.thread_log import EVENTS, RUNS
 from opsgraph.errors import BadInput
 from opsgraph.store.scope import Document, TenantScope
 
-RUNS = "runs"
-"""The engine's run records (harness steps and version), one per run."""
 MAX_LIMIT = 100
 _DETAIL = ("run_started", "task_finished", "answer", "error")
 

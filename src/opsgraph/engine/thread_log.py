@@ -188,12 +188,6 @@ def spent_before(scope: TenantScope, run_key: str) -> tuple[int, float]:
     return calls, seconds
 
 
-def recent_runs(scope: TenantScope, limit: int = 50) -> list[Document]:
-    """The tenant's latest runs, newest first (the answer log)."""
-    return list(scope[RUNS].find({}, sort=[("finished_at", DESCENDING)], limit=limit,
-                                 projection={"_id": 0, "tenant_id": 0, "expires_at": 0}))
-
-
 def last_seq(scope: TenantScope, thread_id: str) -> int:
     """The highest event number stored for the thread (0: none)."""
     doc = scope[EVENTS].find_one({"thread_id": thread_id}, sort=[("seq", DESCENDING)],
@@ -230,6 +224,9 @@ def ensure_indexes(db: Database[Document]) -> None:
     events = db[EVENTS]
     events.create_index([("tenant_id", 1), ("thread_id", 1), ("seq", 1)], unique=True)
     events.create_index("expires_at", expireAfterSeconds=0)
+    # the answer log: finished runs newest first, then their events by run
+    events.create_index([("tenant_id", 1), ("event", 1), ("at", -1), ("run_id", -1)])
+    events.create_index([("tenant_id", 1), ("run_id", 1), ("seq", 1)])
     threads = db[THREADS]
     threads.create_index([("tenant_id", 1), ("thread_id", 1)], unique=True)
     threads.create_index([("tenant_id", 1), ("requester.user_id", 1), ("updated_at", -1)])
@@ -238,6 +235,7 @@ def ensure_indexes(db: Database[Document]) -> None:
     runs = db[RUNS]
     runs.create_index([("tenant_id", 1), ("finished_at", -1)])
     runs.create_index([("tenant_id", 1), ("run_key", 1)])
+    runs.create_index([("tenant_id", 1), ("run_id", 1)])
     runs.create_index("expires_at", expireAfterSeconds=0)
 
 
