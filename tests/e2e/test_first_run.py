@@ -203,7 +203,8 @@ def test_a_refund_asked_by_staff_is_refused_by_the_gate(client: httpx.Client) ->
 def test_tenant_settings_are_the_admin_s(client: httpx.Client, demo_db: Any) -> None:
     admin = sign_in(client, "stf_demo_01", "admin")
     assert client.get("/v1/tenant/settings", headers=admin).json() == {
-        "capability_mode": "observe", "off_topic_reply": "", "modules": []}
+        "capability_mode": "observe", "off_topic_reply": "", "modules": [],
+        "harness_agent_may_force": False}
     for role in ("manager", "staff", "member"):
         who = sign_in(client, "stf_demo_01", role)
         assert client.get("/v1/tenant/settings", headers=who).status_code == 403
@@ -213,9 +214,11 @@ def test_tenant_settings_are_the_admin_s(client: httpx.Client, demo_db: Any) -> 
     changed = client.put("/v1/tenant/settings", headers=admin,
                          json={"capability_mode": "enforce"})
     assert changed.status_code == 200 and changed.json() == {
-        "capability_mode": "enforce", "off_topic_reply": "", "modules": []}
+        "capability_mode": "enforce", "off_topic_reply": "", "modules": [],
+        "harness_agent_may_force": False}
     assert client.get("/v1/tenant/settings", headers=admin).json() == {
-        "capability_mode": "enforce", "off_topic_reply": "", "modules": []}
+        "capability_mode": "enforce", "off_topic_reply": "", "modules": [],
+        "harness_agent_may_force": False}
     # on the tenant's document, where a run reads its gate's mode (engine.runner)
     assert demo_db["tenants"].find_one({"_id": "demo"})["capability_mode"] == "enforce"
     bad = client.put("/v1/tenant/settings", headers=admin, json={"capability_mode": "strict"})
@@ -240,6 +243,12 @@ def test_tenant_settings_are_the_admin_s(client: httpx.Client, demo_db: Any) -> 
                          json={"capability_mode": "observe", "modules": ["astrology"]})
     assert unknown.status_code == 400 and "'astrology'" in unknown.json()["error"]["message"]
     assert demo_db["tenants"].find_one({"_id": "demo"})["modules"] == ["safeguarding"]
+    # an agent on the admin MCP link may force an activation only when the tenant says so
+    allowed = client.put("/v1/tenant/settings", headers=admin, json={
+        "capability_mode": "observe", "harness_agent_may_force": True}).json()
+    assert allowed["harness_agent_may_force"] is True and allowed["modules"] == ["safeguarding"]
+    assert client.put("/v1/tenant/settings", headers=admin, json={
+        "capability_mode": "observe", "harness_agent_may_force": "maybe"}).status_code == 422
 
 
 @pytest.fixture

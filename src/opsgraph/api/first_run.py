@@ -2,9 +2,10 @@
 
     GET  /v1/info             (open) the model and why; demo mode's examples; local sign-in
     POST /v1/local/sign-in    {user_id, role} → {token}; a local server only, else 404
-    GET  /v1/tenant/settings  (admin) {capability_mode, off_topic_reply, modules}
+    GET  /v1/tenant/settings  (admin) {capability_mode, off_topic_reply, modules,
+                              harness_agent_may_force}
     PUT  /v1/tenant/settings  (admin) {capability_mode: observe|enforce, off_topic_reply?,
-                              modules?} → the same
+                              modules?, harness_agent_may_force?} → the same
 
 A server is *local* when it signs tokens with the secret generated in `OPSGRAPH_HOME` (no
 `OPSGRAPH_TOKEN_SECRET`, no secret ARN) and does not run on Lambda; then a caller on this
@@ -110,14 +111,16 @@ async def local_sign_in(request: Request) -> Response:
 
 def _settings(tenant_id: str) -> dict[str, Any]:
     doc = _db()["tenants"].find_one({"_id": tenant_id}, {
-        "capability_mode": 1, "off_topic_reply": 1, "modules": 1}) or {}
+        "capability_mode": 1, "off_topic_reply": 1, "modules": 1,
+        "harness_agent_may_force": 1}) or {}
     return {"capability_mode": str(doc.get("capability_mode") or DEFAULT_CAPABILITY_MODE),
             "off_topic_reply": str(doc.get("off_topic_reply") or ""),
-            "modules": [str(name) for name in doc.get("modules") or []]}
+            "modules": [str(name) for name in doc.get("modules") or []],
+            "harness_agent_may_force": doc.get("harness_agent_may_force") is True}
 
 
 def _set_settings(principal: Principal, capability_mode: str, off_topic_reply: str | None,
-                  modules: list[str] | None) -> dict[str, Any]:
+                  modules: list[str] | None, may_force: bool | None) -> dict[str, Any]:
     from opsgraph.harness.modules import check_names
 
     changes: dict[str, Any] = {"capability_mode": capability_mode}
@@ -125,6 +128,8 @@ def _set_settings(principal: Principal, capability_mode: str, off_topic_reply: s
         changes["off_topic_reply"] = off_topic_reply.strip()
     if modules is not None:  # absent: unchanged
         changes["modules"] = check_names(modules)
+    if may_force is not None:  # absent: unchanged
+        changes["harness_agent_may_force"] = may_force
     _db()["tenants"].update_one({"_id": principal.tenant_id}, {"$set": {
         **changes, "settings_updated_at": datetime.now(UTC),
         "settings_updated_by": principal.user_id}})
@@ -132,7 +137,8 @@ def _set_settings(principal: Principal, capability_mode: str, off_topic_reply: s
 
 
 async def tenant_settings(request: Request) -> Response:
-    """GET and PUT answer `{capability_mode, off_topic_reply, modules}`; PUT sets them
+    """GET and PUT answer `{capability_mode, off_topic_reply, modules,
+    harness_agent_may_force}`; PUT sets them
     (admin)."""
     from opsgraph.api.bodies import parse_body
     from opsgraph.api.request_models import TenantSettingsRequest
@@ -143,5 +149,6 @@ async def tenant_settings(request: Request) -> Response:
         body = parse_body(await request.body(), TenantSettingsRequest)
         return JSONResponse(await run_in_threadpool(_set_settings, principal,
                                                     body.capability_mode,
-                                                    body.off_topic_reply, body.modules))
+                                                    body.off_topic_reply, body.modules,
+                                                    body.harness_agent_may_force))
     return JSONResponse(await run_in_threadpool(_settings, principal.tenant_id))

@@ -113,6 +113,10 @@ class TenantSettingsRequest(Body):
         None, max_length=20,
         description="The modules enabled (e.g. `safeguarding`): their rules join the "
                     "agents' prompts and their tools the agents' tools; absent: unchanged.")
+    harness_agent_may_force: bool | None = Field(
+        None, description="Whether an agent on the admin MCP link may activate a harness "
+                          "version over failing tests (`force`); off, that stays a "
+                          "person's choice. Absent: unchanged.")
 
 
 class KnowledgeDocumentRequest(Body):

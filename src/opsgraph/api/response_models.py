@@ -218,6 +218,8 @@ class TenantSettings(Out):
     capability_mode: Literal["observe", "enforce"]
     off_topic_reply: str = Field(description="Empty: the generic reply.")
     modules: list[str] = Field(description="The enabled modules.")
+    harness_agent_may_force: bool = Field(
+        description="An agent on the admin MCP link may force a harness activation.")
 
 
 class KnowledgeDocument(Out):
