@@ -19,7 +19,6 @@ from pydantic import BaseModel
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
 from opsgraph.api.dashboard import CONTENT_TYPES, assets
-from opsgraph.api.harness_models import HarnessView
 from opsgraph.api.limits import MAX_BODY_BYTES
 from opsgraph.api.principals import TENANT_HEADER, TENANT_ID
 from opsgraph.api.request_models import (
@@ -40,6 +39,7 @@ from opsgraph.api.response_models import (
     DecisionAccepted,
     ErrorResponse,
     EventResult,
+    HarnessView,
     Health,
     Info,
     KnowledgeDocumentRemoved,

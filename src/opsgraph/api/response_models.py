@@ -368,3 +368,34 @@ RUN_EVENTS: dict[str, type[BaseModel]] = {
     "progress": ProgressEvent,
 }
 """Event name → the model of its JSON `data` (docs/reference.md, Events)."""
+
+
+# -- GET /v1/harness ---------------------------------------------------------------
+
+class HarnessTestResult(Open):
+    passed: int
+    failed: int
+    model: str | None = None
+    at: str | None = None
+
+
+class HarnessVersionRow(Open):
+    version: int = Field(description="0 is the built-in harness.")
+    active: bool
+    created_at: str | None
+    created_by: str
+    note: str
+    steps: int
+    tests: int
+    activated_at: str | None = Field(description="When it was last activated.")
+    last_test: HarnessTestResult | None = Field(description="Its latest test run.")
+
+
+class HarnessView(Out):
+    """`GET /v1/harness`: every version, and one of them as JSON and as a flowchart."""
+
+    versions: list[HarnessVersionRow] = Field(description="Oldest first, the built-in first.")
+    version: int = Field(description="The version shown (`?version=N`, else the active one).")
+    active: int = Field(description="The active version.")
+    doc: dict[str, Any] = Field(description="The shown version's document, as saved.")
+    svg: str = Field(description="Its flowchart, an SVG drawn from `doc`.")
