@@ -26,7 +26,8 @@ def sauna(answer: str, read: str = COURT) -> tuple[bool, bool]:
 
 
 @pytest.mark.parametrize(("text", "same"), [
-    ("£10.00", "£10"), ("10 pounds", "£10"), ("7pm", "19:00"), ("7:30 p.m.", "19:30"),
+    ("£10.00", "£10"), ("£10.0", "£10"), ("10 pounds", "£10"), ("7pm", "19:00"),
+    ("7:30 p.m.", "19:30"),
     ("9am", "09:00"), ("two hours", "2 hour"), ("24-hour", "24 hour"), ("48 hrs", "48 hour"),
     ("£1,200", "£1200"), ("35 pence", "35p"), ("ten working days", "10 working day"),
     ("20 metres", "20 m"), ("10 per cent", "10%"),
