@@ -122,9 +122,10 @@ def expire(db: Any, change_id: str) -> None:
 
 def paused_with_unscripted_answer(script: Any, thread: str, asker: Any = MIA) -> str:
     """A refund and a read: resumed, the run must write an answer it has no script for."""
-    model = script(refund_then(task("t2", "knowledge", "search", "Opening hours"),
-                               [call("knowledge_search", query="opening hours"),
-                                {"content": "We open at 6am."}], synthesis=None))
+    # a read whose findings need the synthesis call, which is left unscripted
+    model = script(refund_then(task("t2", "members", "search", "Find Emily Chen"),
+                               [call("members_search", query="Emily Chen"),
+                                {"content": "Found her."}], synthesis=None))
     return one_card(chat(asker, "refund INV-1003 and when do you open?", model, thread=thread))
 
 

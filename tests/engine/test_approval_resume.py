@@ -30,14 +30,14 @@ def decide(change_id: str, decision: str, **kw: Any) -> list[Any]:
 
 def test_approve_resumes_without_rerunning_completed_tasks(script: Any, demo_db: Any) -> None:
     model = script({
-        "plan": {"tasks": [task("t1", "knowledge", "search", "Opening hours"),
+        "plan": {"tasks": [task("t1", "facilities", "get", "Status of Court 1"),
                            task("t2", "members", "update", "Change Emily Chen's phone")]},
-        "turns": {"t1": [call("knowledge_search", query="opening hours"),
-                         {"content": "We open at 6am."}],
+        "turns": {"t1": [call("facilities_status", resource="Court 1"),
+                         {"content": "Court 1 is open."}],
                   "t2": [*update_turns("+44 7700 900999"), {"content": "Phone updated."}]},
-        "synthesis": "Emily's phone is updated; we open at 6am.",
+        "synthesis": "Emily's phone is updated; Court 1 is open.",
     })
-    events = chat(person("staff"), "update Emily's phone and tell me the hours", model,
+    events = chat(person("staff"), "update Emily's phone and is court 1 open", model,
                   thread="th-approve")
     assert finished(events)["status"] == "awaiting_approval"
     assert statuses(events) == {"t1": "completed"}

@@ -164,12 +164,17 @@ def synthesise(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     parts: list[str] = []
     findings = _findings(results)
     if findings:
-        messages = [SystemMessage(SYNTHESIS_RULES),
-                    HumanMessage(f"Today: {ctx.today_line()}.\nRequest: {state.request}\n\n"
-                                 f"Findings. {DATA_NOTICE}\n"
-                                 + json.dumps(findings, default=str, ensure_ascii=False))]
-        stream = model_calls.stream_text(ctx, ctx.run_model or tier_spec("default"), messages,
-                                         stage="synthesise")
+        if len(findings) == 1 and isinstance(findings[0]["found"], str):
+            # one task answered in its own words from what it read (a knowledge agent,
+            # held to its reading rules): passed on as it is, without a second model call
+            stream: Iterable[str] = iter([findings[0]["found"]])
+        else:
+            messages = [SystemMessage(SYNTHESIS_RULES),
+                        HumanMessage(f"Today: {ctx.today_line()}.\nRequest: {state.request}"
+                                     f"\n\nFindings. {DATA_NOTICE}\n"
+                                     + json.dumps(findings, default=str, ensure_ascii=False))]
+            stream = model_calls.stream_text(ctx, ctx.run_model or tier_spec("default"),
+                                             messages, stage="synthesise")
         for sentence in truthful(_sentences(stream), _applied(results)):
             parts.append(sentence)
             emit({"event": "token", "data": {"text": sentence}})
