@@ -363,9 +363,12 @@ def add_eval_command(sub: Any) -> None:
                    help="with --compare: a model judges the two reports' answers blind")
     p.add_argument("--concurrency", type=int, default=2, metavar="N",
                    help="cases (or judgements) at once (default 2)")
-    p.add_argument("--system", default=None, choices=["agent", "baseline", "both"],
-                   help="with a knowledge set: the knowledge agent, the 'retrieve top-5 + "
-                        "answer' baseline, or both side by side (default both)")
+    p.add_argument("--system", default=None,
+                   choices=["agent", "knowledge_agent", "baseline", "both", "all"],
+                   help="with a knowledge set: the assistant (planner + knowledge agents), "
+                        "the knowledge agent alone (no planner), the 'retrieve top-5 + "
+                        "answer' baseline; both (the assistant and the baseline, the "
+                        "default) or all three side by side")
     p.add_argument("--limit", type=int, default=None, metavar="N",
                    help="with a knowledge set: at most N questions, taken in turn from "
                         "each kind")

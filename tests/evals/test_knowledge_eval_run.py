@@ -33,6 +33,7 @@ SCRIPT = {  # one answer for everything: read the court rule, say it
         {"content": ANSWER}]},
     "synthesis": ANSWER,
 }
+SCRIPT["turns"]["knowledge"] = SCRIPT["turns"]["t1"]  # the knowledge agent alone: its step
 
 
 def test_both_systems_answer_the_same_questions_and_are_scored(
@@ -76,3 +77,21 @@ def test_both_systems_answer_the_same_questions_and_are_scored(
 def test_knowledge_options_need_a_knowledge_set(store_env: dict[str, str]) -> None:
     done = opsgraph(store_env, "eval", "--limit", "3")
     assert done.returncode == 2 and "--system and --limit" in done.stderr
+
+
+def test_the_knowledge_agent_alone_answers_without_the_planner(
+        store_env: dict[str, str], tmp_path: Path) -> None:
+    dataset = tmp_path / "knowledge.yaml"
+    first = {"knowledge_questions": QUESTIONS["knowledge_questions"][:1]}
+    dataset.write_text(yaml.safe_dump(first), encoding="utf-8")
+    script = tmp_path / "script.yaml"
+    script.write_text(yaml.safe_dump(SCRIPT), encoding="utf-8")
+    done = opsgraph(store_env, "eval", "--dataset", str(dataset), "--model",
+                    f"scripted:{script}", "--json", "--system", "all")
+    assert done.returncode == 0, done.stderr
+    cases = {c["system"]: c for c in json.loads(done.stdout)["cases"]}
+    assert set(cases) == {"agent", "knowledge_agent", "baseline"}
+    alone = cases["knowledge_agent"]
+    assert alone["answer"] == ANSWER and alone["correct"] and not alone["fabrication"]
+    # no plan and no synthesis: the agent's own two turns are the run's model calls
+    assert alone["model_calls"] == 2 < cases["agent"]["model_calls"]

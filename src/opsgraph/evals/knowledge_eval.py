@@ -6,6 +6,9 @@ with the demo tenant, as staff of `demo`:
 - **agent**: one new thread of the real supervisor graph (`stream_run`): planning, the
   knowledge agents and their tools, synthesis. What it read is everything its tasks
   returned (`task_finished`); its model calls are the run's `usage`.
+- **knowledge_agent**: the knowledge agent alone, no planner: a one-step harness (an
+  `agent` step running `knowledge.faq`) on a new thread — its pre-search, its tools, its
+  answer passed on as it is. What separates it from **agent** is the planner's routing.
 - **baseline**: the hybrid search's top `K` entries for the question (for a follow-up, the
   earlier user turns and the question) handed with the question to one model call.
 
@@ -39,7 +42,11 @@ from opsgraph.store.scope import TenantScope
 TENANT = "demo"
 STAFF = Principal(TENANT, "alex", frozenset({Role.STAFF}), Channel.DASHBOARD)
 K = 5
-SYSTEMS: tuple[str, ...] = ("agent", "baseline")
+SYSTEMS: tuple[str, ...] = ("agent", "knowledge_agent", "baseline")
+CHOICES: dict[str, tuple[str, ...]] = {
+    **{name: (name,) for name in SYSTEMS}, "both": ("agent", "baseline"), "all": SYSTEMS}
+"""`--system`: one system, `both` (the supervisor and the baseline) or `all` three."""
+KNOWLEDGE_AGENT = "knowledge.faq"
 BASELINE_PROMPT = (
     "You answer questions from staff and members of a sports club using only the passages "
     "from the club's knowledge base given with the question. Give the specific numbers, "
@@ -86,13 +93,25 @@ def _event(event: Any) -> tuple[str, Mapping[str, Any]]:
     return str(event.event), event.data
 
 
-def ask_agent(question: Question, model: str) -> Answer:
-    """One supervisor run on a new thread (the question's earlier turns seed it)."""
+def agent_alone() -> tuple[int, Any]:
+    """The one-step harness that runs the knowledge agent without the planner."""
+    from opsgraph.harness.spec import HarnessDoc
+
+    return -1, HarnessDoc.model_validate({"steps": [{
+        "id": "knowledge", "type": "agent", "agent": KNOWLEDGE_AGENT, "title": "Answer",
+        "description": "The knowledge agent answers the question, no planner.",
+        "layer": "knowledge"}]})
+
+
+def ask_agent(question: Question, model: str, *, alone: bool = False) -> Answer:
+    """One run on a new thread (the question's earlier turns seed it): the supervisor's,
+    or with `alone` the knowledge agent's without the planner."""
     from opsgraph.engine.runner import stream_run
 
     history = [t.model_dump() for t in question.history] or None
     text, read, sources, calls, errors = "", [], [], 0, []
-    for event in stream_run(STAFF, question.question, model=model, history=history):
+    for event in stream_run(STAFF, question.question, model=model, history=history,
+                            harness=agent_alone() if alone else None):
         name, data = _event(event)
         if name == "task_finished":
             read.append(json.dumps(data, default=str, ensure_ascii=False))
@@ -137,8 +156,8 @@ def answer(system: str, question: Question, model: str, scope: TenantScope) -> O
     and scores as neither correct nor a fabrication)."""
     started = time.perf_counter()
     try:
-        got = (ask_agent(question, model) if system == "agent"
-               else ask_baseline(question, model, scope))
+        got = (ask_baseline(question, model, scope) if system == "baseline"
+               else ask_agent(question, model, alone=system == "knowledge_agent"))
     except Exception as exc:
         got = Answer("", [], [], 0, error=f"{type(exc).__name__}: {exc}")
     got.seconds = time.perf_counter() - started
@@ -256,9 +275,9 @@ def run_knowledge_eval(dataset: Path, *, model: str | None = None, system: str =
     from opsgraph.evals.suite import checked_model
     from opsgraph.knowledge.search import index_for
 
-    if system not in (*SYSTEMS, "both"):
-        raise BadInput(f"--system: one of {', '.join(SYSTEMS)}, both")
-    systems = SYSTEMS if system == "both" else (system,)
+    if system not in CHOICES:
+        raise BadInput(f"--system: one of {', '.join(CHOICES)}")
+    systems = CHOICES[system]
     spec = checked_model(model)
     questions = spread(load_questions(dataset, split=split), limit)
     if not questions:
