@@ -11,18 +11,15 @@ import copy
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-import anyio
 import pytest
 from mcp.client.session import ClientSession
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 
 from opsgraph.api.mcp_admin import ADMIN_TOOLS
 from opsgraph.principal import Channel, Principal, Role
 from tests.e2e.app_process import AppServer
 from tests.e2e.http_client import bearer
 from tests.e2e.scripts import opening_hours
-from tests.e2e.test_mcp_user import bound_reads
+from tests.e2e.test_mcp_user import bound_reads, over_mcp
 
 T = TypeVar("T")
 
@@ -51,16 +48,7 @@ def harness(spam_reply: str) -> dict[str, Any]:
 def over_admin(server: AppServer, headers: dict[str, str],
                body: Callable[[ClientSession], Awaitable[T]]) -> T:
     """Connect to `/mcp/admin` with `headers`, initialize, and run `body` on the session."""
-
-    async def go() -> T:
-        async with (create_mcp_http_client(headers=headers) as client,
-                    streamable_http_client(f"{server.url}/mcp/admin",
-                                           http_client=client) as (read, write),
-                    ClientSession(read, write) as session):
-            await session.initialize()
-            return await body(session)
-
-    return anyio.run(go)
+    return over_mcp(server, headers, body, link="admin")
 
 
 def admin_calls(server: AppServer, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:

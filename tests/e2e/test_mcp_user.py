@@ -35,12 +35,12 @@ T = TypeVar("T")
 
 
 def over_mcp(server: AppServer, headers: dict[str, str],
-             body: Callable[[ClientSession], Awaitable[T]]) -> T:
-    """Connect to `/mcp/user` with `headers`, initialize, and run `body` on the session."""
+             body: Callable[[ClientSession], Awaitable[T]], link: str = "user") -> T:
+    """Connect to `/mcp/<link>` with `headers`, initialize, and run `body` on the session."""
 
     async def go() -> T:
         async with (create_mcp_http_client(headers=headers) as client,
-                    streamable_http_client(f"{server.url}/mcp/user",
+                    streamable_http_client(f"{server.url}/mcp/{link}",
                                            http_client=client) as (read, write),
                     ClientSession(read, write) as session):
             await session.initialize()

@@ -9,6 +9,9 @@ importing this module imports neither numpy's heavy users nor onnxruntime.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import tempfile
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -26,6 +29,23 @@ DIMENSIONS = 384
 MAX_TOKENS = 128
 BATCH_SIZE = 16
 TOKENIZER_PATH = Path(__file__).parent / "data" / "all-MiniLM-L6-v2.tokenizer.json"
+
+
+def save_vectors(path: Path, vectors: Vectors) -> None:
+    """Keep `vectors` at `path` atomically (a temporary file, then a rename), so a reader
+    never sees half a file; `OSError` when the folder cannot be written."""
+    import numpy as np
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".npy")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            np.save(f, vectors, allow_pickle=False)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def model_path() -> Path:

@@ -18,8 +18,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import logging
-import os
-import tempfile
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -94,19 +92,10 @@ def load(path: Path, rows: int) -> Vectors | None:
 
 def save(path: Path, vectors: Vectors) -> None:
     """Keep `vectors` at `path` (atomically) and drop the tenant's older files."""
-    import numpy as np
+    from opsgraph.knowledge.embeddings import save_vectors
 
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".npy")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                np.save(f, vectors, allow_pickle=False)
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        save_vectors(path, vectors)
         tenant = path.name.split("-", 1)[0]
         for old in path.parent.glob(f"{tenant}-v*.npy"):
             if old != path:

@@ -12,15 +12,13 @@ itself.
 from __future__ import annotations
 
 import logging
-import os
 import re
-import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from opsgraph.knowledge.embeddings import get_embedder
+from opsgraph.knowledge.embeddings import get_embedder, save_vectors
 from opsgraph.registry.keywords import KeywordIndex
 from opsgraph.registry.loader import get_registry
 from opsgraph.registry.registry import Registry
@@ -169,15 +167,8 @@ def _read_cache(path: Path, texts: list[str]) -> Vectors | None:
 
 
 def _write_cache(path: Path, vectors: Vectors) -> None:
-    """Write atomically (temp file + rename) so readers never see half a file."""
-    import numpy as np
-
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=path.name, suffix=".tmp",
-                                         delete=False) as tmp:
-            np.save(tmp, vectors, allow_pickle=False)
-        os.replace(tmp.name, path)
+        save_vectors(path, vectors)
     except OSError as exc:
         log.warning("cannot write agent embedding cache %s: %s", path, exc)
 
