@@ -26,12 +26,12 @@ def booking(start: str = f"{BOOKING_DAY}T18:00:00",
 
 
 def booking_and_policy(synthesis_delay_ms: int) -> dict[str, Any]:
-    """Two tasks for BOOK_AND_POLICY_REQUEST: the booking and a knowledge read. The run that
-    resumes after the decision writes its answer with the model, `synthesis_delay_ms`
-    late."""
+    """Two tasks for BOOK_AND_POLICY_REQUEST: the booking and a read whose findings the
+    model writes up. The run that resumes after the decision writes its answer with the
+    model, `synthesis_delay_ms` late. (The read is not a knowledge task: a knowledge
+    agent's lone answer is passed on without a synthesis call, so nothing would be late.)"""
     script = booking()
-    script["plan"]["tasks"].append(task("t2", "knowledge", "search",
-                                        "Find the booking cancellation policy"))
-    script["turns"]["t2"] = [call("knowledge_search", query="cancellation policy"),
-                             {"content": POLICY_ANSWER}]
+    script["plan"]["tasks"].append(task("t2", "facilities", "get", "Status of Court 1"))
+    script["turns"]["t2"] = [call("facilities_status", resource="Court 1"),
+                             {"content": "Court 1 is open."}]
     return {**script, "synthesis": POLICY_ANSWER, "synthesis_delay_ms": synthesis_delay_ms}

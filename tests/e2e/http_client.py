@@ -85,4 +85,7 @@ def _read(src: EventSource) -> Streamed:
     if response.status_code != 200:
         response.read()
         return Streamed(response.status_code, error=response.json().get("error"))
-    return Streamed(200, [(sse.id, sse.event, json.loads(sse.data)) for sse in src.iter_sse()])
+    # A keep-alive comment (sse-starlette pings every 15 s) reaches httpx-sse as an event
+    # with no data; the SSE spec dispatches no event for it, and neither do we.
+    return Streamed(200, [(sse.id, sse.event, json.loads(sse.data)) for sse in src.iter_sse()
+                          if sse.data])
