@@ -152,14 +152,6 @@ def ask(principal: Principal, message: str, thread_id: str | None) -> dict[str, 
     return result
 
 
-def _principal(ctx: ServerRequestContext[Any, Any]) -> Principal:
-    request = ctx.request
-    principal = getattr(request, "scope", {}).get(PRINCIPAL_KEY)
-    if not isinstance(principal, Principal):  # only reached through `McpUser`
-        raise RuntimeError("MCP request without an authenticated caller")
-    return principal
-
-
 async def list_user_tools(principal: Principal) -> list[Tool]:
     """What the user link lists for `principal`: their read tools and `ask`."""
     import mcp_types as types
