@@ -44,8 +44,8 @@ from opsgraph.engine.state import (
     state_update,
 )
 from opsgraph.errors import OpsgraphError, RunAborted
+from opsgraph.harness import patterns, versions
 from opsgraph.harness import spec as hs_spec
-from opsgraph.harness import versions
 from opsgraph.harness.spec import Condition, HarnessDoc
 from opsgraph.harness.templates import check as template_paths
 from opsgraph.harness.templates import lookup, render, render_text
@@ -142,7 +142,7 @@ def holds(cond: Condition, env: dict[str, Any]) -> bool:
         return isinstance(value, list) and any(str(v).lower() == needle for v in value)
     if "matches" in given:
         text = value if isinstance(value, str) else "" if value is None else json.dumps(value)
-        return re.search(cond.matches or "", text, re.IGNORECASE) is not None
+        return patterns.search(cond.matches or "", text, ignore_case=True)
     if "exists" in given:
         return (value is not None) == bool(cond.exists)
     number = _number(value)
@@ -194,7 +194,7 @@ answer's data or None) or hand over to graph work (`delegate`, the step)."""
 def _guard(step: hs_spec.Guard, env: dict[str, Any], state: HarnessState,
            prompts: dict[str, str]) -> Outcome:
     for rule in step.rules:
-        if any(re.search(p, state.message, re.IGNORECASE) for p in rule.patterns):
+        if any(patterns.search(p, state.message, ignore_case=True) for p in rule.patterns):
             if rule.action == "block":
                 return "end", {"text": render_text(rule.text or "", env, prompts),
                                "sources": []}
@@ -398,7 +398,7 @@ def _result_status(results: dict[str, TaskResult]) -> str:
 def _fall_back(ctx: RunContext, state: HarnessState, step_id: str, exc: BaseException) -> None:
     log.warning("tenant %s: harness version %s failed at step %s (%s); falling back to the "
                 "built-in harness", ctx.scope.tenant_id, state.version, step_id, exc,
-                exc_info=not isinstance(exc, StepFailed))
+                exc_info=not isinstance(exc, StepFailed | patterns.PatternError))
     state.fallback = {"version": state.version, "step": step_id,
                       "error": str(exc) or type(exc).__name__}
     state.vars = {}
