@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import logging
 import re
-from datetime import UTC, datetime
 from typing import Any, Literal
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
@@ -33,6 +32,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Interrupt
 
 from opsgraph.engine import model_calls
+from opsgraph.engine.budget import BudgetExceeded, SecondsBudget, seconds_used
 from opsgraph.engine.context import RunContext
 from opsgraph.engine.plan import PlannedTask
 from opsgraph.engine.state import (
@@ -54,12 +54,6 @@ from opsgraph.harness.versions import BUILTIN_DOC
 log = logging.getLogger(__name__)
 
 ROLE_ORDER = ("admin", "manager", "staff", "member", "visitor")
-
-
-class BudgetExceeded(RunAborted):
-    """A run went past its harness version's budget."""
-
-    code = "budget_exceeded"
 
 
 class StepFailed(Exception):
@@ -86,6 +80,14 @@ def new_harness_state(ctx: RunContext, message: str, version: int) -> HarnessSta
 def is_builtin(state: HarnessState) -> bool:
     """The run executes the built-in harness (not one it fell back to)."""
     return state.version == 0 and state.fallback is None
+
+
+def seconds_budget(state: HarnessState, doc: HarnessDoc) -> SecondsBudget | None:
+    """The deadline's budget while a tenant's version runs (None: the built-in, or a run
+    that fell back to it)."""
+    if state.version == 0 or state.fallback is not None:
+        return None
+    return SecondsBudget(state.version, doc.budget.seconds)
 
 
 # -- the template environment and conditions ----------------------------------------------
@@ -366,7 +368,7 @@ def _check_budget(ctx: RunContext, doc: HarnessDoc, state: HarnessState) -> None
         raise BudgetExceeded(f"harness version {version}: {steps} steps, over its budget of "
                              f"{budget.steps}", cap="steps")
     _check_calls(ctx, doc, state, extra=0)
-    seconds = ctx.spent_s + (datetime.now(UTC) - ctx.started_at).total_seconds()
+    seconds = seconds_used(ctx)
     if seconds > budget.seconds:
         raise BudgetExceeded(f"harness version {version}: {seconds:.0f} seconds, over its "
                              f"budget of {budget.seconds}", cap="seconds")
@@ -401,6 +403,7 @@ def _fall_back(ctx: RunContext, state: HarnessState, step_id: str, exc: BaseExce
                 exc_info=not isinstance(exc, StepFailed | patterns.PatternError))
     state.fallback = {"version": state.version, "step": step_id,
                       "error": str(exc) or type(exc).__name__}
+    ctx.seconds_budget = None  # the built-in answers: the safety net has no deadline
     state.vars = {}
     state.position = BUILTIN_DOC.steps[0].id
 
@@ -414,6 +417,7 @@ def harness(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     emit = get_stream_writer()
     hs = state.harness.model_copy(deep=True)
     doc = BUILTIN_DOC if hs.fallback is not None else load_version(ctx, hs.version)
+    ctx.seconds_budget = seconds_budget(hs, doc)
     update: dict[str, Any] = {}
     if hs.waiting is not None:  # the supervisor's (or agent's) work is back
         step = find_step(doc, hs.waiting)
