@@ -72,7 +72,8 @@ def test_parallel_proposals_surface_together_and_resolve_in_any_order(script: An
                          {"content": "Issue reported."}]},
         "synthesis": "Both changes are handled.",
     })
-    events = chat(person("staff"), "two things", model, thread="th-two")
+    events = chat(person("staff"), "change emily's phone and report the broken net on court 1",
+                  model, thread="th-two")
     cards = of(events, "approval_required")[0]["changes"]
     assert sorted(c["operation"] for c in cards) == ["facilities.report_issue", "members.update"]
     by_op = {c["operation"]: c["change_id"] for c in cards}

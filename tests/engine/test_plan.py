@@ -57,6 +57,8 @@ def test_unknown_capabilities_are_problems_that_name_the_task() -> None:
     ("can u book jane into court 2 at 6", True),
     ("her surname's changed to Brooks", True),
     ("email the invoice to Tom", True),
+    ("Please see to it.", True),
+    ("ok go ahead", True),
 ])
 def test_a_change_is_asked_for_only_in_words_people_use_for_one(request_text: str,
                                                                  asks: bool) -> None:
@@ -69,6 +71,36 @@ def test_review_drops_an_unasked_write_and_keeps_the_question() -> None:
                        "where can I park my car?")
     assert [(t.domain, t.operation) for t in plan.tasks] == [("knowledge", "search")]
     assert "asks for no change" in plan.notes[0]
+
+
+def test_review_drops_a_write_that_is_the_plans_only_task() -> None:
+    # issue 18, finding 6: a plan of writes alone kept its unasked refund
+    plan = review_plan(number_tasks(draft(("invoices.refund", "Refund invoice INV-1042", []))),
+                       "Where can I park?")
+    assert plan.tasks == []
+    assert plan.notes == ["t1: dropped invoices.refund (the request asks for no change)"]
+
+
+@pytest.mark.parametrize(("request_text", "capability", "instruction", "kept"), [
+    ("treadmill 4 is broken, belt keeps slipping", "facilities.create",
+     "Report that treadmill 4 is broken: its belt keeps slipping", True),
+    ("can i get court 3 tmrw at 6pm", "bookings.create", "Book court 3 tomorrow at 6pm", True),
+    ("the showers are cold again", "facilities.create", "Report cold showers", True),
+    ("the showers are cold again", "invoices.refund", "Refund invoice INV-1042", False),
+    ("is court 1 free tomorrow?", "bookings.create", "Book court 1 tomorrow", False),
+    ("how much is a family membership", "members.create", "Create a family membership", False),
+])
+def test_without_a_change_word_a_lone_write_stays_only_for_a_statement_it_repeats(
+        request_text: str, capability: str, instruction: str, kept: bool) -> None:
+    plan = review_plan(number_tasks(draft((capability, instruction, []))), request_text)
+    assert bool(plan.tasks) is kept, plan.notes
+
+
+def test_a_lone_write_may_repeat_the_conversation_instead_of_the_request() -> None:
+    booking = draft(("bookings.create", "Book court 2 for Jane Smith at 6pm", []))
+    said = "user: is court 2 free at 6?\nassistant: It is. Shall I book it for Jane Smith?"
+    assert review_plan(number_tasks(booking), "yes please", conversation=said).tasks
+    assert not review_plan(number_tasks(booking), "yes please").tasks
 
 
 def test_review_drops_a_repeated_task_and_a_lookup_the_writer_does_itself() -> None:

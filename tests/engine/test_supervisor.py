@@ -170,3 +170,21 @@ def test_the_plan_calls_count_in_the_runs_usage(script: Any) -> None:
     model = script({"plan": {"tasks": [task("t1", "spaceships", "launch", "Go")]}})
     usage = finished(chat(person("staff"), "launch", model))["usage"]
     assert usage["model_calls"] == 2 and usage["input_tokens"] > 0
+
+
+def test_an_unasked_write_that_is_the_whole_plan_raises_no_card(script: Any,
+                                                                 demo_db: Any) -> None:
+    # issue 18, finding 6: "Where can I park?" planned as one refund raised a refund card
+    model = script({
+        "plan": {"tasks": [task("t1", "invoices", "refund", "Refund invoice INV-1042")]},
+        "turns": {"t1": [call("invoices_refund", invoice="INV-1042", amount=10,
+                              reason="parking")]},
+        "synthesis": "unused"})
+    events = chat(person("manager"), "Where can I park?", model)
+    assert not of(events, "approval_required") and not of(events, "task_started")
+    [plan] = of(events, "plan")
+    assert plan["tasks"] == []
+    assert plan["notes"] == ["t1: dropped invoices.refund (the request asks for no change)"]
+    assert finished(events)["status"] == "completed"
+    assert finished(events)["usage"]["model_calls"] == 2  # the plan and one repair
+    assert demo_db["pending_changes"].count_documents({}) == 0

@@ -54,6 +54,21 @@ def test_validate_lists_every_problem_one_line_each(capsys: pytest.CaptureFixtur
     assert code == 2 and "is not JSON" in err and "line 1" in err
 
 
+def test_a_filter_argument_in_other_digits_is_exit_2_naming_its_path(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, tenant: str) -> None:
+    # issue 18, finding 8: "٣".isdigit() is true; it crashed validation with a traceback
+    doc = json.loads((EXAMPLES / "club_rules.json").read_text())
+    doc["prompts"]["disclaimer"] = "{{message | truncate:٣}}"
+    bad = tmp_path / "digits.json"
+    bad.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    for command in ("validate", "set"):
+        code, out, err = run(capsys, command, str(bad))
+        assert code == 2 and out == "", (command, err)
+        assert "prompts.disclaimer: {{message | truncate:٣}}: filter 'truncate': '٣' is not " \
+            "a whole number" in err
+        assert "Traceback" not in err
+
+
 def test_set_versions_get_diagram_rollback(capsys: pytest.CaptureFixture[str],
                                            tenant: str) -> None:
     code, out, _ = run(capsys, "set", str(EXAMPLES / "club_rules.json"), "--json",

@@ -6,6 +6,7 @@ the switches turn it all off."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -169,3 +170,54 @@ def test_the_cli_and_a_schedule_event_run_it(script: Any, demo_db: Any,
     reply = handle_event({"job": "promote_examples"})
     assert reply["ok"] is True and set(reply["tenants"]) == {"demo", "acme"}
     assert reply["tenants"]["demo"]["promoted"] == 0  # stored already
+
+
+TRICKY = [  # (request, the name as the agent's calls write it, the new phone)
+    ("Change Siobhan O'Connor's phone to 07700 900111", "Siobhán O'Connor", "+44 7700 900111"),
+    ("siobhan o’connor’s number is now 07700-900-222, her email siobhan.new@example.net",
+     "Siobhán O'Connor", "+44 7700 900222"),
+    ("Please update FATIMA AL SAYED's number to +44 (0)7700 900333; ask Sarah Okafor to call",
+     "Fatima Al-Sayed", "+44 7700 900333"),
+    ("Tell Liam that Raj Mehta's phone is +447700900444 now, update it", "Raj Mehta",
+     "+44 7700 900444"),
+]
+
+
+def test_no_promoted_example_holds_a_seeded_name_or_contact(script: Any,
+                                                            demo_db: Any) -> None:
+    # issue 18, finding 3: "Siobhan" (stored "Siobhán") and a curly "O’Connor" survived
+    from opsgraph.jobs.redaction import fold
+
+    for n, (request, who, phone) in enumerate(TRICKY):
+        run_and_decide(script, "demo", f"th-tricky-{n}", "approve", request=request, who=who,
+                       phone=phone)
+    assert promote(TenantScope(demo_db, "demo"))["promoted"] >= len(TRICKY)
+    stored = [json.dumps([e["text"], e.get("plan"), e.get("calls")], ensure_ascii=False)
+              for e in examples(demo_db)]
+    assert len(stored) >= len(TRICKY)
+    people = [*demo_db["members"].find({"tenant_id": "demo"}),
+              *demo_db["staff"].find({"tenant_id": "demo"})]
+    parts = {fold(part) for p in people for part in p["name"].replace("-", " ").split()
+             if len(fold(part)) >= 3}
+    emails = {p["email"].lower() for p in people} | {"siobhan.new@example.net"}
+    phones = {re.sub(r"\D", "", p["phone"])[-9:] for p in people if p.get("phone")} | {
+        re.sub(r"\D", "", phone)[-9:] for _, _, phone in TRICKY}
+    for text in stored:
+        words = {fold(w) for w in re.findall(r"[^\W\d_][\w'’-]*", text)}
+        assert not words & parts, (sorted(words & parts), text)
+        assert not [e for e in emails if e in text.lower()], text
+        numbers = {re.sub(r"\D", "", n) for n in re.findall(r"\+?\d[\d ().-]*\d", text)}
+        assert not [p for p in phones if any(p in n for n in numbers)], text
+    planner = next(e for e in examples(demo_db) if e["agent"] == PLANNER
+                   and "th-tricky-0" in e["threads"])
+    assert planner["text"] == "Change <member 1>'s phone to <phone 1>"  # one placeholder
+
+
+def test_names_are_matched_without_accents_case_or_punctuation(demo_db: Any) -> None:
+    redact = Redactor(TenantScope(demo_db, "demo"))
+    texts = ["Siobhan O'Connor's card", "siobhan o’connor", "SIOBHÁN OCONNOR", "O’Connor",
+             "Fatima Al Sayed and al-sayed", "mem_demo_006 again"]
+    redact.learn(texts)
+    assert [redact(t) for t in texts] == [
+        "<member 1>'s card", "<member 1>", "<member 1>", "<member 1>",
+        "<member 2> and <member 2>", "<member 1> again"]

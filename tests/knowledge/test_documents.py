@@ -107,7 +107,7 @@ def test_stored_document_carries_kind_sections_and_version() -> None:
     assert text["title"] == "Lockers" and len(text["sections"]) == 1
 
 
-@pytest.mark.parametrize("slug", ["Bad Slug", "", "a--b", "-a", "x/y"])
+@pytest.mark.parametrize("slug", ["Bad Slug", "", "a--b", "-a", "x/y", "hours\n", "\nhours"])
 def test_bad_slugs_are_refused_by_name(slug: str) -> None:
     with pytest.raises(BadInput, match="slug"):
         document("demo", slug, "text")

@@ -264,6 +264,20 @@ def test_bad_file_names_file_and_field(tmp_path: Path, body: str, field: str) ->
     assert field in err.value.message
 
 
+@pytest.mark.parametrize("body", [
+    "turns:\n  t1:\n    - {content: hi, delay_ms: 60001}\n",
+    "plan: {tasks: []}\nplan_delay_ms: 3600000\n",
+    "synthesis: hi\nsynthesis_delay_ms: 100000000\n",
+])
+def test_a_delay_over_a_minute_is_refused_when_the_file_loads(tmp_path: Path,
+                                                               body: str) -> None:
+    path = tmp_path / "slow.yaml"
+    path.write_text(body)
+    with pytest.raises(BadInput) as err:
+        load_script(path)
+    assert "delay_ms: Input should be less than or equal to 60000" in err.value.message
+
+
 @pytest.mark.parametrize(("name", "body", "needle"), [
     ("broken.yaml", "turns: [\n", "not valid YAML"),
     ("broken.json", "{", "not valid JSON"),

@@ -54,7 +54,8 @@ MAY_FORCE = "harness_agent_may_force"
 
 
 class _Args(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # strict: a JSON `true` is not version 1, nor "1" a number (a caller's mistake is named)
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class NoArgs(_Args):

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from opsgraph.engine.budget import SecondsBudget
 from opsgraph.engine.threads import ThreadLease
 from opsgraph.errors import RunAborted
 from opsgraph.harness.spec import HarnessDoc
@@ -91,6 +92,9 @@ class RunContext:
     spent_s: float = 0.0
     """Model calls and active seconds of the message's earlier runs (before a pause for
     approval): the harness budget adds them up, never the time spent waiting."""
+    seconds_budget: SecondsBudget | None = None
+    """While a tenant's harness version runs, its budget of seconds: every model call gets
+    a deadline from it (`engine.budget`). None: the built-in harness, no deadline."""
     tenant_view: dict[str, Any] = field(default_factory=dict)
     """What harness templates may show of the tenant: `name`, `timezone`."""
     off_topic_reply: str = ""

@@ -167,8 +167,13 @@ def make_plan(ctx: RunContext, request: str, history: list[Turn]) -> TaskPlan:
             return TaskPlan(tasks=[], notes=["the request asks for nothing the agents do"])
         else:
             plan = review_plan(number_tasks(draft), request,
-                               can_write=not ctx.principal.read_only)
-            problems = plan_problems(plan, served)
+                               can_write=not ctx.principal.read_only,
+                               conversation=render_history(history[:-1]))
+            if not plan.tasks and attempt == 1:
+                return plan  # writes nobody asked for, twice: nothing is done
+            problems = (plan_problems(plan, served) if plan.tasks else [
+                "tasks: the request asks for no change, so a write cannot be its plan: plan "
+                "the lookups that answer it, or no tasks"])
             if not problems:
                 return plan
         if attempt == 0:

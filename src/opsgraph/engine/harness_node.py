@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import logging
 import re
-from datetime import UTC, datetime
 from typing import Any, Literal
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
@@ -33,6 +32,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Interrupt
 
 from opsgraph.engine import model_calls
+from opsgraph.engine.budget import BudgetExceeded, SecondsBudget, seconds_used
 from opsgraph.engine.context import RunContext
 from opsgraph.engine.plan import PlannedTask
 from opsgraph.engine.state import (
@@ -44,8 +44,8 @@ from opsgraph.engine.state import (
     state_update,
 )
 from opsgraph.errors import OpsgraphError, RunAborted
+from opsgraph.harness import patterns, versions
 from opsgraph.harness import spec as hs_spec
-from opsgraph.harness import versions
 from opsgraph.harness.spec import Condition, HarnessDoc
 from opsgraph.harness.templates import check as template_paths
 from opsgraph.harness.templates import lookup, render, render_text
@@ -54,12 +54,6 @@ from opsgraph.harness.versions import BUILTIN_DOC
 log = logging.getLogger(__name__)
 
 ROLE_ORDER = ("admin", "manager", "staff", "member", "visitor")
-
-
-class BudgetExceeded(RunAborted):
-    """A run went past its harness version's budget."""
-
-    code = "budget_exceeded"
 
 
 class StepFailed(Exception):
@@ -86,6 +80,14 @@ def new_harness_state(ctx: RunContext, message: str, version: int) -> HarnessSta
 def is_builtin(state: HarnessState) -> bool:
     """The run executes the built-in harness (not one it fell back to)."""
     return state.version == 0 and state.fallback is None
+
+
+def seconds_budget(state: HarnessState, doc: HarnessDoc) -> SecondsBudget | None:
+    """The deadline's budget while a tenant's version runs (None: the built-in, or a run
+    that fell back to it)."""
+    if state.version == 0 or state.fallback is not None:
+        return None
+    return SecondsBudget(state.version, doc.budget.seconds)
 
 
 # -- the template environment and conditions ----------------------------------------------
@@ -142,7 +144,7 @@ def holds(cond: Condition, env: dict[str, Any]) -> bool:
         return isinstance(value, list) and any(str(v).lower() == needle for v in value)
     if "matches" in given:
         text = value if isinstance(value, str) else "" if value is None else json.dumps(value)
-        return re.search(cond.matches or "", text, re.IGNORECASE) is not None
+        return patterns.search(cond.matches or "", text, ignore_case=True)
     if "exists" in given:
         return (value is not None) == bool(cond.exists)
     number = _number(value)
@@ -194,7 +196,7 @@ answer's data or None) or hand over to graph work (`delegate`, the step)."""
 def _guard(step: hs_spec.Guard, env: dict[str, Any], state: HarnessState,
            prompts: dict[str, str]) -> Outcome:
     for rule in step.rules:
-        if any(re.search(p, state.message, re.IGNORECASE) for p in rule.patterns):
+        if any(patterns.search(p, state.message, ignore_case=True) for p in rule.patterns):
             if rule.action == "block":
                 return "end", {"text": render_text(rule.text or "", env, prompts),
                                "sources": []}
@@ -366,7 +368,7 @@ def _check_budget(ctx: RunContext, doc: HarnessDoc, state: HarnessState) -> None
         raise BudgetExceeded(f"harness version {version}: {steps} steps, over its budget of "
                              f"{budget.steps}", cap="steps")
     _check_calls(ctx, doc, state, extra=0)
-    seconds = ctx.spent_s + (datetime.now(UTC) - ctx.started_at).total_seconds()
+    seconds = seconds_used(ctx)
     if seconds > budget.seconds:
         raise BudgetExceeded(f"harness version {version}: {seconds:.0f} seconds, over its "
                              f"budget of {budget.seconds}", cap="seconds")
@@ -398,9 +400,10 @@ def _result_status(results: dict[str, TaskResult]) -> str:
 def _fall_back(ctx: RunContext, state: HarnessState, step_id: str, exc: BaseException) -> None:
     log.warning("tenant %s: harness version %s failed at step %s (%s); falling back to the "
                 "built-in harness", ctx.scope.tenant_id, state.version, step_id, exc,
-                exc_info=not isinstance(exc, StepFailed))
+                exc_info=not isinstance(exc, StepFailed | patterns.PatternError))
     state.fallback = {"version": state.version, "step": step_id,
                       "error": str(exc) or type(exc).__name__}
+    ctx.seconds_budget = None  # the built-in answers: the safety net has no deadline
     state.vars = {}
     state.position = BUILTIN_DOC.steps[0].id
 
@@ -414,6 +417,7 @@ def harness(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     emit = get_stream_writer()
     hs = state.harness.model_copy(deep=True)
     doc = BUILTIN_DOC if hs.fallback is not None else load_version(ctx, hs.version)
+    ctx.seconds_budget = seconds_budget(hs, doc)
     update: dict[str, Any] = {}
     if hs.waiting is not None:  # the supervisor's (or agent's) work is back
         step = find_step(doc, hs.waiting)

@@ -1,7 +1,8 @@
 """Every model call of a run goes through here: metadata, budget, concurrency, usage.
 
 The metadata `{"opsgraph_stage", "task_id"}` tags each call (the scripted model answers
-from it); the per-run budget and the process-wide slot limit stop runaways and overload.
+from it); the per-run budget and the process-wide slot limit stop runaways and overload;
+a tenant's harness budget of seconds is a deadline on each call (`engine.budget`).
 A writer task's turns run as LangGraph `@task`s so that on resume they come back from the
 checkpoint instead of calling the model again.
 """
@@ -16,6 +17,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langgraph.config import get_stream_writer
 from langgraph.func import task
 
+from opsgraph.engine.budget import call_within_budget, stream_within_budget
 from opsgraph.engine.context import RunContext
 from opsgraph.engine.tool_loop import dispatch
 from opsgraph.tools.contract import BoundTool, ToolOutcome
@@ -70,9 +72,10 @@ def invoke(ctx: RunContext, spec: str, messages: list[BaseMessage], tools: list[
 
     ctx.usage.spend_call(ctx.call_budget, f"{stage} {task_id or ''}".strip())
     model = _bound(spec, tools, choice)
+    where = f"{stage} {task_id or step_id or ''}".strip()
     with _slot(ctx, stage, task_id or step_id):
-        reply = model.invoke(messages,
-                             config={"metadata": _metadata(stage, task_id, step_id)})
+        reply = call_within_budget(ctx, where, lambda: model.invoke(
+            messages, config={"metadata": _metadata(stage, task_id, step_id)}))
     if not isinstance(reply, AIMessage):
         reply = AIMessage(content=str(getattr(reply, "content", reply)))
     ctx.usage.add(usage_of(reply))
@@ -89,8 +92,8 @@ def structured(ctx: RunContext, spec: str, messages: list[BaseMessage],
     ctx.usage.spend_call(ctx.call_budget, stage)
     model = get_chat_model(spec).with_structured_output(schema, include_raw=True)
     with _slot(ctx, stage, None):
-        reply = cast(dict[str, Any],
-                     model.invoke(messages, config={"metadata": _metadata(stage, None)}))
+        reply = cast(dict[str, Any], call_within_budget(ctx, stage, lambda: model.invoke(
+            messages, config={"metadata": _metadata(stage, None)})))
     ctx.usage.add(usage_of(reply["raw"]))
     if reply.get("parsing_error") is not None:
         raise reply["parsing_error"]
@@ -107,7 +110,8 @@ def stream_text(ctx: RunContext, spec: str, messages: list[BaseMessage], *,
     model = get_chat_model(spec)
     chunks: list[AIMessageChunk] = []
     with _slot(ctx, stage, None):
-        for chunk in model.stream(messages, config={"metadata": _metadata(stage, None)}):
+        for chunk in stream_within_budget(ctx, stage, lambda: model.stream(
+                messages, config={"metadata": _metadata(stage, None)})):
             chunks.append(chunk)
             text = chunk.text if isinstance(chunk.text, str) else str(chunk.content)
             if text:

@@ -4,7 +4,11 @@ Small models over-plan: they split one ask into a lookup plus the ask, repeat a 
 add a write nobody asked for (a membership cancellation on a parking question). These
 checks are deterministic and cheap, and each correction is kept as a note on the plan:
 
-- a write task stays only when the request asks for a change (`asks_for_change`);
+- a write task stays only when the request asks for a change (`asks_for_change`). A plan of
+  writes alone is held to it too ("Where can I park?" planned as one refund raised a refund
+  card): without a change word its writes stay only when the request is not a question for
+  information and each write repeats words of it or of the conversation before it
+  ("treadmill 4 is broken" → a fault report; "yes please" after "shall I book court 2?");
 - a task repeated (same capability, same words) is kept once; two asks of one capability
   ("find Jane", "find Tom") stay two tasks, run in parallel;
 - a read task in the domain of a write task whose agent has that domain's lookup tools is
@@ -25,8 +29,20 @@ _CHANGE_WORDS = (
     r"notify|remind|tell|let\s+\w+\s+know|register|enrol|enroll|sign|add|put|assign|give|"
     r"cover|issue|invoice|bill|charge|create|make|schedule|arrange|freeze|pause|suspend|"
     r"terminate|end|renew|upgrade|downgrade|report|log|raise|promote|close|open|announce|"
-    r"new|moved|married|switch|replace|waitlist|approve|mark")
+    r"new|moved|married|switch|replace|waitlist|approve|mark|"
+    # asking for what was just discussed: "please see to it", "go ahead", "sort it out"
+    r"see\s+to|go\s+ahead|do\s+(?:it|that|this)\b|sort\s+(?:it|that|this|out)|deal\s+with|"
+    r"take\s+care|handle|proceed")
 _CHANGE = re.compile(rf"\b(?:{_CHANGE_WORDS})\w*", re.IGNORECASE)
+# How a question for information opens ("where can I park?", "is court 1 free?"); a polite
+# request ("can I get court 3 at 6", "could you…") is not one.
+_QUESTION = re.compile(
+    r"^\W*(?:what|what's|whats|where|where's|wheres|when|when's|who|who's|whos|whom|whose|"
+    r"which|why|how|is|are|was|were|do|does|did|has|have)\b", re.IGNORECASE)
+# Words a write's instruction shares with any request: not evidence that it was asked for.
+_COMMON = frozenset(
+    "the a an to of for and or in on at by with from my me i you your our us it its this "
+    "that please pls can could would will is are be".split())
 
 
 def asks_for_change(request: str) -> bool:
@@ -34,18 +50,31 @@ def asks_for_change(request: str) -> bool:
     return bool(_CHANGE.search(request))
 
 
-def review_plan(plan: TaskPlan, request: str, *, can_write: bool = True) -> TaskPlan:
+def unrequested_writes(tasks: list[PlannedTask], request: str,
+                       conversation: str = "") -> list[PlannedTask]:
+    """The write tasks the request does not ask for (see the module docstring);
+    `conversation` is what was said before it, which a write may repeat instead."""
+    writes = [t for t in tasks if t.writes]
+    if not writes or asks_for_change(request):
+        return []
+    if len(writes) < len(tasks) or _QUESTION.match(request):
+        return writes
+    said = set(_content_words(f"{request} {conversation}"))
+    return [t for t in writes if not said & set(_content_words(t.instruction))]
+
+
+def review_plan(plan: TaskPlan, request: str, *, can_write: bool = True,
+                conversation: str = "") -> TaskPlan:
     """The plan with unrequested writes, duplicates and redundant lookups removed (a
     caller who cannot write keeps the lookups: the writers will be refused)."""
     from opsgraph.registry.matrix import route
 
     tasks = list(plan.tasks)
     notes = list(plan.notes)
-    if not asks_for_change(request) and any(not t.writes for t in tasks):
-        for task in [t for t in tasks if t.writes]:
-            notes.append(f"{task.id}: dropped {task.domain}.{task.operation} "
-                         "(the request asks for no change)")
-            tasks = _without(tasks, task)
+    for task in unrequested_writes(tasks, request, conversation):
+        notes.append(f"{task.id}: dropped {task.domain}.{task.operation} "
+                     "(the request asks for no change)")
+        tasks = _without(tasks, task)
     for task in list(tasks):
         twin = next((t for t in tasks[:tasks.index(task)] if t.domain == task.domain
                      and t.operation == task.operation
@@ -68,6 +97,13 @@ def review_plan(plan: TaskPlan, request: str, *, can_write: bool = True) -> Task
 
 def _words(text: str) -> str:
     return " ".join(re.findall(r"\w+", text.lower()))
+
+
+def _content_words(text: str) -> list[str]:
+    """The words that carry meaning (accents and case ignored, as names compare)."""
+    from opsgraph.store.search_keys import normalise
+
+    return [w for w in re.findall(r"\w+", normalise(text)) if w not in _COMMON and len(w) > 1]
 
 
 def _without(tasks: list[PlannedTask], gone: PlannedTask,

@@ -224,6 +224,10 @@ def stream_resume(principal: Principal, thread_id: str, decisions: dict[str, Any
         started = values.harness if values else None
         if started is not None:  # the version it started with, however many came since
             ctx.spent_calls, ctx.spent_s = spent_before(scope, started.run_key)
+            if started.version and started.fallback is None:  # its calls' deadline
+                from opsgraph.engine.harness_node import load_version, seconds_budget
+
+                ctx.seconds_budget = seconds_budget(started, load_version(ctx, started.version))
         by_change = {i.value.get("change_id"): i.id for i in interrupts
                      if isinstance(i.value, dict)}
         resume = {by_change[cid]: value for cid, value in decisions.items() if cid in by_change}

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from opsgraph.engine.events import Event
+from opsgraph.harness import patterns
 from opsgraph.harness.spec import HarnessDoc, HarnessTest
 from opsgraph.store.scope import Document, TenantScope
 
@@ -120,7 +121,7 @@ def check(test: HarnessTest, answer: dict[str, Any], steps: list[str], model_cal
     failures += [f"contains {p!r}: not in the answer" for p in expect.contains
                  if p.lower() not in lowered]
     failures += [f"absent {p!r}: in the answer" for p in expect.absent if p.lower() in lowered]
-    if expect.regex and re.search(expect.regex, text) is None:
+    if expect.regex and not patterns.search(expect.regex, text, ignore_case=False):
         failures.append(f"regex {expect.regex!r}: no match in the answer")
     if expect.max_model_calls is not None and model_calls > expect.max_model_calls:
         failures.append(f"max_model_calls {expect.max_model_calls}: the run made "

@@ -19,7 +19,11 @@ from opsgraph.errors import BadInput
 
 PLACEHOLDER = re.compile(r"\{\{\s*(.*?)\s*\}\}")
 PATH = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$")
-FILTER = re.compile(r'^(?P<name>[a-z_]+)(?::\s*(?P<arg>"(?:[^"\\]|\\.)*"|-?\d+))?$')
+FILTER = re.compile(r'(?P<name>[a-z_]+)(?::\s*(?P<arg>"(?:[^"\\]|\\.)*"|\S+))?')
+# ASCII digits only: "٣".isdigit() is true and int() fails on "²"; bounded, so never huge
+INTEGER = re.compile(r"-?[0-9]{1,9}")
+INDEX = re.compile(r"[0-9]{1,9}")
+TRUNCATE_MAX = 100_000
 PROMPT_REF = re.compile(r"^@([a-z][a-z0-9_]{0,39})$")
 RESERVED_ROOTS = frozenset({"message", "user", "tenant", "client"})
 
@@ -38,6 +42,8 @@ FILTERS: dict[str, Callable[[str, Any], str]] = {
     "truncate": _truncate,
 }
 NEEDS_ARG = frozenset({"strip_prefix", "default", "truncate"})
+TEXT_ARG = frozenset({"strip_prefix"})
+"""Filters whose argument is a quoted text (`default` takes a text or a number)."""
 
 
 def parse(expr: str) -> tuple[str, list[tuple[str, Any]]]:
@@ -47,18 +53,41 @@ def parse(expr: str) -> tuple[str, list[tuple[str, Any]]]:
         raise BadInput(f"{{{{{expr}}}}}: '{path}' is not a variable path")
     parsed: list[tuple[str, Any]] = []
     for text in filters:
-        m = FILTER.match(text)
+        m = FILTER.fullmatch(text)
         if not m or m["name"] not in FILTERS:
             raise BadInput(f"{{{{{expr}}}}}: unknown filter '{text}' (filters: "
                            f"{', '.join(FILTERS)})")
-        raw = m["arg"]
-        if (raw is None) == (m["name"] in NEEDS_ARG):
-            raise BadInput(f"{{{{{expr}}}}}: filter '{m['name']}' "
+        name, raw = m["name"], m["arg"]
+        if (raw is None) == (name in NEEDS_ARG):
+            raise BadInput(f"{{{{{expr}}}}}: filter '{name}' "
                            + ("needs an argument" if raw is None else "takes no argument"))
-        if m["name"] == "truncate" and raw is not None and not raw.lstrip("-").isdigit():
-            raise BadInput(f"{{{{{expr}}}}}: truncate needs a number")
-        parsed.append((m["name"], json.loads(raw) if raw is not None else None))
+        parsed.append((name, None if raw is None else _argument(expr, name, raw)))
     return path, parsed
+
+
+def _argument(expr: str, name: str, raw: str) -> Any:
+    """A filter's argument: a quoted text (JSON string escapes) or a whole number in ASCII
+    digits, as that filter takes it; `BadInput` naming the filter otherwise."""
+    if raw.startswith('"'):
+        try:
+            text = json.loads(raw)
+        except ValueError:
+            raise BadInput(f"{{{{{expr}}}}}: filter '{name}': {raw} is not a valid quoted "
+                           "text (escapes as in JSON)") from None
+        if name == "truncate":
+            raise BadInput(f"{{{{{expr}}}}}: truncate needs a number, not a text")
+        return text
+    if name in TEXT_ARG:
+        raise BadInput(f"{{{{{expr}}}}}: filter '{name}' needs a quoted text, e.g. "
+                       f'{name}:"Re: "')
+    if not INTEGER.fullmatch(raw):
+        raise BadInput(f"{{{{{expr}}}}}: filter '{name}': '{raw[:20]}' is not a whole number "
+                       "(the digits 0-9, at most 9 of them)"
+                       + ("" if name == "truncate" else ' nor a quoted text'))
+    if name == "truncate" and not 1 <= int(raw) <= TRUNCATE_MAX:
+        raise BadInput(f"{{{{{expr}}}}}: truncate:{raw}: the length must be from 1 to "
+                       f"{TRUNCATE_MAX}")
+    return int(raw)
 
 
 def check(template: str) -> list[str]:
@@ -72,7 +101,7 @@ def lookup(env: Mapping[str, Any], path: str) -> Any:
     for part in path.split("."):
         if isinstance(value, Mapping):
             value = value.get(part)
-        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
+        elif isinstance(value, list) and INDEX.fullmatch(part) and int(part) < len(value):
             value = value[int(part)]
         else:
             return None

@@ -2,23 +2,23 @@
 saved.
 
 The pydantic models (`spec.py`) check the shape; this module checks what a shape cannot:
-references (steps, prompts, agents, operations, variables), regular expressions, templates,
-the output schemas of `llm` steps, and the graph (reachable from the first step, no cycle
-without an explicit step budget, no step that falls off the end of the list). A document
+references (steps, prompts, agents, operations, variables), regular expressions (that RE2
+can run them in linear time: `patterns.py`), templates, the output schemas of `llm` steps,
+and the graph (reachable from the first step, no cycle without an explicit step budget, no
+step that falls off the end of the list). A document
 with a broken shape is still checked for references, step by step, so one answer lists all
 of what is wrong rather than the first thing.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
 from opsgraph.errors import BadInput
-from opsgraph.harness import templates
+from opsgraph.harness import patterns, templates
 from opsgraph.harness.spec import (
     FINAL_TYPES,
     STEP_TYPES,
@@ -259,7 +259,7 @@ class _Checker:
         if isinstance(step, Guard):
             for i, rule in enumerate(step.rules):
                 for j, pattern in enumerate(rule.patterns):
-                    self._regex(f"{at}.rules[{i}].patterns[{j}]", pattern, re.IGNORECASE)
+                    self._regex(f"{at}.rules[{i}].patterns[{j}]", pattern)
         elif isinstance(step, Tool):
             self._operation(at, step)
         elif isinstance(step, Llm):
@@ -306,13 +306,12 @@ class _Checker:
         if cond.var is not None:
             self._variable(f"{path}.var", cond.var)
         if cond.matches is not None:
-            self._regex(f"{path}.matches", cond.matches, 0)
+            self._regex(f"{path}.matches", cond.matches)
 
-    def _regex(self, path: str, pattern: str, flags: int) -> None:
-        try:
-            re.compile(pattern, flags)
-        except re.error as exc:
-            self.add(path, f"not a regular expression: {exc}")
+    def _regex(self, path: str, pattern: str) -> None:
+        why = patterns.problem(pattern)
+        if why:
+            self.add(path, why)
 
     def _operation(self, at: str, step: Tool) -> None:
         from opsgraph.operations.catalogue import CATALOGUE
@@ -357,7 +356,7 @@ class _Checker:
                 for j, name in enumerate(getattr(test.expect, key)):
                     self._goto(f"tests[{n}].expect.{key}[{j}]", name)
             if test.expect.regex:
-                self._regex(f"tests[{n}].expect.regex", test.expect.regex, 0)
+                self._regex(f"tests[{n}].expect.regex", test.expect.regex)
 
 
 def _list(value: object) -> list[Any]:

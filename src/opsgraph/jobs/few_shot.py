@@ -18,11 +18,11 @@ from several runs add up. Per tenant and agent the best `MAX_PER_AGENT` are kept
 then fingerprint: the same data always keeps the same ones), together with those stored
 before: an example stays until better ones push it past the cap.
 
-**Personal data** is replaced before anything is stored (`Redactor`): names of the
-tenant's members and staff found in the text (any run of two or three words whose name key
-is a member's or staff's, then the single words of those names), their record ids, e-mail
-addresses and phone numbers (patterns) become `<member 1>`, `<staff 1>`, `<email 1>`,
-`<phone 1>` — numbered per example, so the request and its calls agree.
+**Personal data** is replaced before anything is stored (`jobs.redaction.Redactor`): the
+tenant's members and staff named in the text (matched as resolution matches names:
+accents, case and punctuation aside, every part of a name), their record ids, e-mail
+addresses and phone numbers become `<member 1>`, `<staff 1>`, `<email 1>`, `<phone 1>` —
+numbered per example, so the request and its calls agree.
 
 Idempotent: examples are keyed by tenant, agent and fingerprint (the redacted content),
 so a second run the same night finds them stored and changes nothing.
@@ -32,8 +32,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TypedDict
@@ -41,18 +39,16 @@ from typing import Any, TypedDict
 from opsgraph.engine.few_shot import COLLECTION, PLANNER, enabled, search_form
 from opsgraph.engine.runner import thread_state
 from opsgraph.errors import OpsgraphError
+from opsgraph.jobs.redaction import People, Redactor
 from opsgraph.principal import Channel, Principal, Role
 from opsgraph.store.scope import Document, TenantScope
-from opsgraph.store.search_keys import name_key
+
+__all__ = ["PromotionReport", "Redactor", "promote", "promote_few_shot"]
 
 MAX_PER_AGENT = 20
 DECIDED = ("applied", "failed", "rejected")
 RECENT_CHANGES = 2000
 """Decided changes looked at per tenant and night (the newest)."""
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_PHONE = re.compile(r"\+?\d[\d ().-]{6,}\d")
-_WORD = re.compile(r"[^\W\d_][\w'’-]*")
-_RECORD_ID = re.compile(r"\b[a-z]{2,5}_[A-Za-z0-9_]+\b")
 
 
 class PromotionReport(TypedDict):
@@ -67,64 +63,6 @@ class PromotionReport(TypedDict):
     """examples this run stored that were not stored before"""
     removed: int
     """stored examples past the cap of their agent (the lowest scores go)"""
-
-
-@dataclass
-class Redactor:
-    """Replaces the tenant's people and contact details by numbered placeholders."""
-
-    scope: TenantScope
-    found: dict[str, str] = field(default_factory=dict)
-    """what was seen → its placeholder"""
-
-    def _placeholder(self, kind: str, key: str) -> str:
-        if key not in self.found:
-            number = sum(1 for v in self.found.values() if v.startswith(f"<{kind} ")) + 1
-            self.found[key] = f"<{kind} {number}>"
-        return self.found[key]
-
-    def learn(self, texts: Iterable[str]) -> None:
-        """Find the people named (or referred to by id) in `texts`."""
-        texts = list(texts)
-        keys: dict[str, str] = {}
-        ids: set[str] = set()
-        for text in texts:
-            words = [w.removesuffix("'s").removesuffix("’s") for w in _WORD.findall(text)]
-            for size in (3, 2):
-                for i in range(len(words) - size + 1):
-                    keys[name_key(" ".join(words[i:i + size]))] = " ".join(words[i:i + size])
-            ids.update(_RECORD_ID.findall(text))
-        for kind, collection in (("member", "members"), ("staff", "staff")):
-            people = [*self.scope[collection].find({"name_key": {"$in": sorted(keys)}},
-                                                   projection={"name": 1}),
-                      *self.scope[collection].find({"_id": {"$in": sorted(ids)}},
-                                                   projection={"name": 1})]
-            for person in sorted(people, key=lambda p: str(p["_id"])):
-                label = self._placeholder(kind, f"id:{person['_id']}")
-                self.found[str(person["_id"])] = label
-                name = str(person.get("name") or "")
-                if name:
-                    self.found[name] = label
-                    for part in name.split():
-                        if len(part) > 2:
-                            self.found.setdefault(part, label)
-
-    def __call__(self, value: Any) -> Any:
-        """`value` with every person and contact detail replaced (strings, lists, dicts)."""
-        if isinstance(value, dict):
-            return {k: self(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [self(v) for v in value]
-        if not isinstance(value, str):
-            return value
-        text = _EMAIL.sub(lambda m: self._placeholder("email", m.group().lower()), value)
-        text = _PHONE.sub(lambda m: self._placeholder("phone", re.sub(r"\D", "", m.group())),
-                          text)
-        for seen in sorted((k for k in self.found if not k.startswith("id:")),
-                           key=lambda k: (-len(k), k)):
-            text = re.sub(rf"(?<![\w<]){re.escape(seen)}(?![\w>])", self.found[seen], text,
-                          flags=re.IGNORECASE)
-        return text
 
 
 @dataclass
@@ -175,7 +113,7 @@ def _call_change(call: dict[str, Any]) -> str | None:
 
 
 def _run_candidates(scope: TenantScope, thread_id: str, changes: list[Document],
-                    ) -> list[Candidate] | None:
+                    people: People) -> list[Candidate] | None:
     """The examples one thread's last run offers, scored; None when its checkpoint is gone
     or unreadable, or none of the changes belongs to its last run."""
     try:
@@ -185,7 +123,7 @@ def _run_candidates(scope: TenantScope, thread_id: str, changes: list[Document],
     if state is None or waiting or not state.plan:
         return None
     by_id = {str(c["_id"]): c for c in changes}
-    redact = Redactor(scope)
+    redact = Redactor(scope, people)
     texts = [state.request, *(t.instruction for t in state.plan)]
     for done in state.results.values():
         texts += [json.dumps(c.get("args", {}), ensure_ascii=False) for c in done.calls]
@@ -231,8 +169,9 @@ def promote(scope: TenantScope, now: datetime | None = None) -> PromotionReport:
     if not report["enabled"]:
         return report
     pooled: dict[tuple[str, str], Candidate] = {}
+    people = People(scope)
     for thread_id, changes in sorted(_decided_by_thread(scope).items()):
-        offered = _run_candidates(scope, thread_id, changes)
+        offered = _run_candidates(scope, thread_id, changes, people)
         if offered is None:
             continue
         report["runs"] += 1

@@ -34,12 +34,13 @@ __all__ = ["KINDS", "TOP", "Document", "Kind", "Section", "bump_knowledge_versio
 
 Document = dict[str, Any]
 KINDS: tuple[Kind, ...] = ("markdown", "text")
-_SLUG_OK = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+_SLUG_OK = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 
 def check_slug(slug: str) -> str:
     """The slug itself when it is lowercase words joined by `-`; BadInput otherwise."""
-    if not _SLUG_OK.match(slug) or len(slug) > 120:
+    # fullmatch: `$` would also match before a final newline ("hours\n" is not a slug)
+    if not _SLUG_OK.fullmatch(slug) or len(slug) > 120:
         raise BadInput(f"slug {slug!r} is not valid: use lowercase letters, digits and "
                        "single '-' between them (at most 120 characters)", field="slug")
     return slug

@@ -12,12 +12,17 @@ from __future__ import annotations
 import json
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from opsgraph.errors import BadInput
+
+MAX_DELAY_MS = 60_000
+"""The longest simulated latency a file may ask for: a typo of a few zeros would otherwise
+hold a run (and the test waiting on it) for hours."""
+Delay = Annotated[int, Field(ge=0, le=MAX_DELAY_MS)]
 
 
 class _Strict(BaseModel):
@@ -38,7 +43,7 @@ class ScriptedTurn(_Strict):
 
     content: str | None = None
     tool_calls: list[ScriptedToolCall] = Field(default_factory=list)
-    delay_ms: int = Field(default=0, ge=0)
+    delay_ms: Delay = 0
 
     @model_validator(mode="after")
     def _says_something(self) -> ScriptedTurn:
@@ -52,11 +57,11 @@ class Script(_Strict):
 
     plan: dict[str, Any] | None = None
     """What the decompose call returns: the TaskPlan, as the runtime's schema expects it."""
-    plan_delay_ms: int = Field(default=0, ge=0)
+    plan_delay_ms: Delay = 0
     turns: dict[str, list[ScriptedTurn]] = Field(default_factory=dict)
     """Per task id, that task's model turns in order."""
     synthesis: str | None = None
-    synthesis_delay_ms: int = Field(default=0, ge=0)
+    synthesis_delay_ms: Delay = 0
     harness: dict[str, str | list[str]] = Field(default_factory=dict)
     """Per harness `llm` step id, its reply (a list: one reply per attempt, in order)."""
 
