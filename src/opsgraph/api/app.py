@@ -20,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from opsgraph.api import first_run, harness_view, knowledge_admin, threads
+from opsgraph.api import agent_protocol, first_run, harness_view, knowledge_admin, threads
 from opsgraph.api.bodies import parse_json_object
 from opsgraph.api.error_responses import error_response
 from opsgraph.api.limits import BodyCap
@@ -230,6 +230,7 @@ ROUTES = [
     Route("/v1/operations/{op_id}", threads.describe_operation, methods=["GET"]),
     Route("/v1/operations/{op_id}", operation, methods=["POST"]),
     Route("/events", events, methods=["POST"]),
+    *agent_protocol.ROUTES,
 ]
 
 
