@@ -20,7 +20,14 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from opsgraph.api import agent_protocol, first_run, harness_view, knowledge_admin, threads
+from opsgraph.api import (
+    agent_protocol,
+    first_run,
+    harness_view,
+    knowledge_admin,
+    mcp_spec,
+    threads,
+)
 from opsgraph.api.bodies import parse_json_object
 from opsgraph.api.error_responses import error_response
 from opsgraph.api.limits import BodyCap
@@ -231,6 +238,9 @@ ROUTES = [
     Route("/v1/operations/{op_id}", operation, methods=["POST"]),
     Route("/events", events, methods=["POST"]),
     *agent_protocol.ROUTES,
+    Route(mcp_spec.METADATA_PATH, mcp_spec.protected_resource, methods=["GET"]),
+    Route(mcp_spec.METADATA_PATH + "/{link:path}", mcp_spec.protected_resource,
+          methods=["GET"]),
 ]
 
 

@@ -21,7 +21,7 @@ from opsgraph.api.agent_protocol.bodies import ThreadCreate, ThreadSearch, read_
 from opsgraph.api.agent_protocol.views import thread_doc, thread_state
 from opsgraph.api.principals import caller
 from opsgraph.api.threads import _thread_id, readable
-from opsgraph.errors import Conflict, Forbidden
+from opsgraph.errors import BadInput, Conflict, Forbidden
 from opsgraph.principal import Principal
 from opsgraph.store.scope import Document, TenantScope
 
@@ -144,6 +144,9 @@ async def thread_history(request: Request) -> Response:
     if request.method == "POST":
         query = read_body(await request.body(), HistoryQuery)
     else:
-        query = HistoryQuery.model_validate({"limit": request.query_params.get("limit", 10)})
+        raw = request.query_params.get("limit", "10")
+        if not raw.isdigit() or not 1 <= int(raw) <= 1000:
+            raise BadInput(f"limit: {raw[:20]!r} is not a number from 1 to 1000")
+        query = HistoryQuery(limit=int(raw))
     return JSONResponse(await run_in_threadpool(history, principal, thread_id, query.limit))
 
