@@ -3,7 +3,8 @@ external agent runs the harness improvement loop — reads the schema, validates
 version (problems with paths), saves one (its change list), tests it, is refused
 activation on a failing test (and refused `force` unless the tenant allows agents to
 force), activates the fixed version, rolls back, and reads the answer log — and manages
-documents and models. Only admins get in: everyone else is 403 before any MCP message."""
+documents and models. Only admins get in: no token is 401, everyone else 403, before any MCP
+message."""
 
 from __future__ import annotations
 

@@ -22,6 +22,7 @@ from starlette.routing import Route
 
 from opsgraph.api import (
     agent_protocol,
+    agui,
     first_run,
     harness_view,
     knowledge_admin,
@@ -238,6 +239,7 @@ ROUTES = [
     Route("/v1/operations/{op_id}", operation, methods=["POST"]),
     Route("/events", events, methods=["POST"]),
     *agent_protocol.ROUTES,
+    Route("/ag-ui", agui.run_agent, methods=["POST"]),
     Route(mcp_spec.METADATA_PATH, mcp_spec.protected_resource, methods=["GET"]),
     Route(mcp_spec.METADATA_PATH + "/{link:path}", mcp_spec.protected_resource,
           methods=["GET"]),

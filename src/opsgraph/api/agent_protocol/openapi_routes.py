@@ -1,5 +1,5 @@
-"""The routes of opsgraph's other faces (the Agent Protocol, MCP's protected-resource
-metadata) as `GET /openapi.json` describes them (`api.openapi`)."""
+"""The routes of opsgraph's other faces (the Agent Protocol, AG-UI, MCP's
+protected-resource metadata) as `GET /openapi.json` describes them (`api.openapi`)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,10 @@ _RUN_RESPONSES: dict[str, tuple[type[BaseModel], ...]] = {
 
 
 def protocol_routes() -> tuple[ApiRoute, ...]:
-    """Every Agent Protocol route (langgraph-sdk's names and bodies) and the MCP metadata."""
+    """Every Agent Protocol route (langgraph-sdk's names and bodies), AG-UI's and the MCP
+    metadata."""
+    from ag_ui.core import RunAgentInput
+
     assistant = Param("assistant_id", "path", {"type": "string"}, "`opsgraph`.")
     return (
         ApiRoute("GET", "/info", "Agent Protocol: the server's version and features", "open",
@@ -81,6 +84,8 @@ def protocol_routes() -> tuple[ApiRoute, ...]:
                  response=(ThreadValues,)),
         ApiRoute("GET", f"{_RUN}/stream", "Agent Protocol: the run's stored parts, then live",
                  "bearer", body="parts", errors=(400,), params=(_THREAD, _RUN_ID)),
+        ApiRoute("POST", "/ag-ui", "AG-UI: a RunAgentInput run (or resumed) as AG-UI events",
+                 "bearer", body="parts", request=(RunAgentInput,), errors=(403, 409, 410, 429)),
         ApiRoute("GET", METADATA_PATH, "MCP: the user link's protected-resource metadata "
                  "(RFC 9728): how to get and send a token", "open",
                  response=(ResourceMetadata,)),
