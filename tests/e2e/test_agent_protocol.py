@@ -194,3 +194,29 @@ def test_wait_answers_with_the_values_and_visitors_get_no_threads(server: AppSer
     with pytest.raises(httpx.HTTPStatusError) as refused:  # `wait` raises httpx's own error
         staff.runs.wait(thread["thread_id"], "someone-else", input=ASK)
     assert refused.value.response.status_code == 404
+
+
+@pytest.mark.parametrize("server", [{"OPSGRAPH_CORS_ORIGINS": "http://localhost:3000"}],
+                         indirect=True)
+def test_browser_clients_of_the_named_origins_may_call(server: AppServer) -> None:
+    preflight = {"Access-Control-Request-Method": "POST",
+                 "Access-Control-Request-Headers": "x-api-key,content-type"}
+    with httpx.Client(base_url=server.url) as http:
+        allowed = http.options("/threads/search",
+                               headers={"Origin": "http://localhost:3000", **preflight})
+        assert allowed.status_code == 200
+        assert allowed.headers["access-control-allow-origin"] == "http://localhost:3000"
+        assert "x-api-key" in allowed.headers["access-control-allow-headers"].lower()
+        other = http.options("/threads/search",
+                             headers={"Origin": "http://evil.example", **preflight})
+        assert "access-control-allow-origin" not in other.headers
+        found = http.post("/threads/search", json={},
+                          headers={"Origin": "http://localhost:3000"})
+        assert found.headers["access-control-allow-origin"] == "http://localhost:3000"
+        assert "Content-Location" in found.headers["access-control-expose-headers"]
+
+
+def test_no_origin_is_allowed_unless_named(server: AppServer) -> None:
+    with httpx.Client(base_url=server.url) as http:
+        found = http.post("/threads/search", json={}, headers={"Origin": "http://localhost:3000"})
+        assert "access-control-allow-origin" not in found.headers

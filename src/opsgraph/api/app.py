@@ -246,6 +246,25 @@ ROUTES = [
 ]
 
 
+def cors_middleware() -> list[Middleware]:
+    """Cross-origin access for the browser clients `OPSGRAPH_CORS_ORIGINS` names (none by
+    default): the headers they send (the token as `Authorization` or `X-Api-Key`) and the
+    ones they read (a run's `Content-Location`, `Retry-After`, `X-Request-Id`)."""
+    from opsgraph.settings import cors_origins
+
+    origins = cors_origins()
+    if not origins:
+        return []
+    from starlette.middleware.cors import CORSMiddleware
+
+    return [Middleware(CORSMiddleware, allow_origins=list(origins),
+                       allow_methods=["GET", "POST", "PUT", "DELETE"],
+                       allow_headers=["Authorization", "X-Api-Key", "Content-Type",
+                                      "Last-Event-ID", "X-Request-Id", "X-Opsgraph-Tenant",
+                                      "Accept", "Cache-Control"],
+                       expose_headers=["Content-Location", "Retry-After", "X-Request-Id"])]
+
+
 def create_app(*, check_registry: bool = True) -> Starlette:
     """The app. With `check_registry`, it refuses to start on an invalid registry or a
     malformed list of the models tenants may choose."""
@@ -269,7 +288,8 @@ def create_app(*, check_registry: bool = True) -> Starlette:
     # MCP is not a JSON route: served beside ROUTES (and /openapi.json), not in them
     mcp = [Route("/mcp/user", McpUser()), Route("/mcp/admin", McpAdmin())]
     return Starlette(routes=[*ROUTES, *mcp], lifespan=lifespan,
-                     middleware=[Middleware(RequestIds), Middleware(BodyCap)],
+                     middleware=[*cors_middleware(), Middleware(RequestIds),
+                                 Middleware(BodyCap)],
                      exception_handlers={
         OpsgraphError: opsgraph_error, HTTPException: http_error, Exception: unexpected_error})
 
