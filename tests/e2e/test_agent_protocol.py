@@ -220,3 +220,24 @@ def test_no_origin_is_allowed_unless_named(server: AppServer) -> None:
     with httpx.Client(base_url=server.url) as http:
         found = http.post("/threads/search", json={}, headers={"Origin": "http://localhost:3000"})
         assert "access-control-allow-origin" not in found.headers
+
+
+def test_a_background_run_is_followed_by_get_join_and_history(server: AppServer) -> None:
+    staff = client_for(server, "staff")
+    server.write_script(opening_hours())
+    thread = staff.threads.create()
+    created: list[Any] = []
+    run = staff.runs.create(thread["thread_id"], "opsgraph", input={"messages": [
+        {"type": "human", "content": "When do you open?"}]},
+        on_run_created=created.append)
+    assert run["thread_id"] == thread["thread_id"] and run["assistant_id"] == "opsgraph"
+    assert created and created[0]["run_id"] == run["run_id"]  # from Content-Location
+    values = staff.runs.join(thread["thread_id"], run["run_id"])
+    assert values["messages"][-1]["content"] == "We open at 6am on weekdays."
+    assert staff.runs.get(thread["thread_id"], run["run_id"])["status"] == "success"
+    history = staff.threads.get_history(thread["thread_id"])
+    assert history and history[0]["values"]["messages"][-1]["type"] == "ai"
+    with pytest.raises(NotFoundError):
+        staff.runs.get(thread["thread_id"], "run_nope")
+    with pytest.raises(NotFoundError):  # another user's thread
+        client_for(server, "staff", user="staff-2").threads.get_history(thread["thread_id"])
