@@ -241,3 +241,49 @@ def test_a_background_run_is_followed_by_get_join_and_history(server: AppServer)
         staff.runs.get(thread["thread_id"], "run_nope")
     with pytest.raises(NotFoundError):  # another user's thread
         client_for(server, "staff", user="staff-2").threads.get_history(thread["thread_id"])
+
+
+def two_phone_updates() -> dict[str, Any]:
+    """Two writers in parallel: Emily Chen's and Jane Smith's phones (two cards at once)."""
+    from tests.e2e.scripts import call, task
+
+    def turns(member: str, phone: str) -> list[dict[str, Any]]:
+        return [call("members_update", member=member, changes={"phone": phone}),
+                {"content": f"I proposed {member}'s phone."}]
+
+    return {"plan": {"tasks": [task("t1", "members", "update", "Change Emily Chen's phone"),
+                               task("t2", "members", "update", "Change Jane Smith's phone")]},
+            "turns": {"t1": turns("Emily Chen", "+44 7700 900111"),
+                      "t2": turns("Jane Smith", "+44 7700 900222")},
+            "synthesis": "Both phone changes wait for approval."}
+
+
+def test_parallel_cards_are_resumed_by_interrupt_id_in_any_order(server: AppServer,
+                                                                demo_db: Any) -> None:
+    staff = client_for(server, "staff")
+    manager = client_for(server, "manager", user=DECIDER)
+    server.write_script(two_phone_updates())
+    thread = staff.threads.create()
+    streamed(staff, thread["thread_id"], input=ASK)
+    pending = manager.threads.get_state(thread["thread_id"])["interrupts"]
+    assert len(pending) == 2
+    by_member = {i["value"][0]["action_request"]["args"]["member"]: i for i in pending}
+    jane = next(i for m, i in by_member.items() if m != EMILY)
+    emily = by_member[EMILY]
+
+    streamed(manager, thread["thread_id"], command={"resume": {jane["id"]: {
+        "type": "accept", "args": None}}})
+    assert change_doc(demo_db, jane["change_id"])["status"] == "applied"
+    [left] = manager.threads.get_state(thread["thread_id"])["interrupts"]
+    assert left["change_id"] == emily["change_id"]
+    assert manager.threads.get(thread["thread_id"])["status"] == "interrupted"
+    with pytest.raises(ConflictError):  # the decided one is no longer waited on
+        streamed(manager, thread["thread_id"], command={"resume": {jane["id"]: {
+            "type": "accept", "args": None}}})
+
+    streamed(manager, thread["thread_id"], command={"resume": [{"type": "ignore",
+                                                                "args": None}]})
+    assert change_doc(demo_db, emily["change_id"])["status"] == "rejected"
+    assert applies(demo_db, jane["change_id"]) == 1
+    assert applies(demo_db, emily["change_id"]) == 0
+    assert manager.threads.get_state(thread["thread_id"])["interrupts"] == []
