@@ -185,7 +185,7 @@ def test_wait_answers_with_the_values_and_visitors_get_no_threads(server: AppSer
     values = staff.runs.wait(thread["thread_id"], "opsgraph", input={"messages": [
         {"role": "user", "content": "When do you open?"}]})
     assert values["messages"][-1]["content"] == "We open at 6am on weekdays."
-    with httpx.Client(base_url=server.url) as http:
+    with server.client() as http:
         assert http.post("/threads", json={}).status_code == 403
         assert http.post("/threads/search", json={}).json() == []
         assert http.get(f"/threads/{thread['thread_id']}/state").status_code == 404
@@ -201,7 +201,7 @@ def test_wait_answers_with_the_values_and_visitors_get_no_threads(server: AppSer
 def test_browser_clients_of_the_named_origins_may_call(server: AppServer) -> None:
     preflight = {"Access-Control-Request-Method": "POST",
                  "Access-Control-Request-Headers": "x-api-key,content-type"}
-    with httpx.Client(base_url=server.url) as http:
+    with server.client() as http:
         allowed = http.options("/threads/search",
                                headers={"Origin": "http://localhost:3000", **preflight})
         assert allowed.status_code == 200
@@ -217,7 +217,7 @@ def test_browser_clients_of_the_named_origins_may_call(server: AppServer) -> Non
 
 
 def test_no_origin_is_allowed_unless_named(server: AppServer) -> None:
-    with httpx.Client(base_url=server.url) as http:
+    with server.client() as http:
         found = http.post("/threads/search", json={}, headers={"Origin": "http://localhost:3000"})
         assert "access-control-allow-origin" not in found.headers
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
 from mcp.client.auth.utils import extract_resource_metadata_from_www_auth
 from mcp.client.session import ClientSession
 from mcp.shared.auth import ProtectedResourceMetadata
@@ -73,7 +72,7 @@ def test_admin_tools_say_which_replace_tenant_state(server: AppServer) -> None:
 
 
 def test_a_401_leads_to_the_protected_resource_metadata(server: AppServer) -> None:
-    with httpx.Client(base_url=server.url) as http:
+    with server.client() as http:
         for link, headers in (("user", {"Authorization": "Bearer nope"}),
                               ("admin", {}),
                               ("admin", {"Authorization": "Bearer nope"})):
@@ -92,3 +91,29 @@ def test_a_401_leads_to_the_protected_resource_metadata(server: AppServer) -> No
         assert http.get("/.well-known/oauth-protected-resource/v1/runs").status_code == 404
         # a visitor is welcome on the user link: no 401 there without a token
         assert http.post("/mcp/user", json=INITIALIZE, headers=ACCEPT).status_code == 200
+
+
+def test_an_admin_agent_runs_the_tenants_settings_and_reads_its_catalogue(
+        server: AppServer, demo_db: Any) -> None:
+    async def run(session: ClientSession) -> dict[str, Any]:
+        return {
+            "before": await session.call_tool("settings_get", {}),
+            "set": await session.call_tool("settings_set", {
+                "capability_mode": "enforce", "off_topic_reply": "Ask us about the club."}),
+            "force": await session.call_tool("settings_set", {
+                "capability_mode": "observe", "harness_agent_may_force": True}),
+            "catalogue": await session.call_tool("catalogue", {}),
+        }
+
+    seen = over_mcp(server, bearer("admin", user="ada"), run, link="admin")
+    assert seen["before"].structured_content["capability_mode"] == "observe"
+    assert seen["set"].structured_content == {
+        "capability_mode": "enforce", "off_topic_reply": "Ask us about the club.",
+        "modules": [], "harness_agent_may_force": False}
+    assert seen["force"].is_error  # an agent may not let itself force activations
+    assert "harness_agent_may_force" in seen["force"].content[0].text
+    tenant = demo_db["tenants"].find_one({"_id": "demo"})
+    assert tenant["capability_mode"] == "enforce"
+    assert tenant.get("harness_agent_may_force") is not True
+    agents = seen["catalogue"].structured_content["agents"]
+    assert {"members.update", "knowledge.opening_hours"} <= {a["name"] for a in agents}

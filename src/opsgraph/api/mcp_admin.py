@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
+from opsgraph.api.mcp_admin_tenant import SettingsArgs, catalogue, settings_get, settings_set
 from opsgraph.api.mcp_user import (
     McpUser,
     call_user_link_tool,
@@ -258,6 +259,14 @@ ADMIN_TOOLS: dict[str, AdminTool] = {
                             models_get),
     "models_set": AdminTool("Replace every per-agent model override.", TenantModelsRequest,
                             models_set),
+    "settings_get": AdminTool("The tenant's settings: capability mode, off-topic reply, "
+                              "modules, whether an agent may force an activation.", NoArgs,
+                              settings_get),
+    "settings_set": AdminTool("Set the capability mode, the off-topic reply and the modules "
+                              "(whether an agent may force an activation is a person's "
+                              "choice: not here).", SettingsArgs, settings_set),
+    "catalogue": AdminTool("The agents of the registry as the admin may use them: domain, "
+                           "kind, operations, roles, model.", NoArgs, catalogue),
 }
 
 

@@ -31,7 +31,7 @@ ADMIN_WRITES: dict[str, tuple[bool, bool]] = {
     "harness_set": (False, False), "harness_test": (False, True),
     "harness_activate": (True, True), "harness_rollback": (True, False),
     "documents_add": (True, True), "documents_remove": (True, True),
-    "models_set": (True, True),
+    "models_set": (True, True), "settings_set": (True, True),
 }
 
 TOOL_RESULT_SCHEMA: dict[str, Any] = {
