@@ -109,7 +109,7 @@ def _title(principal: Principal, thread_id: str, message: str) -> None:
         {"$set": {"title": title_of(message)}})
 
 
-async def _started(request: Request) -> tuple[Any, Any, ProtocolStream, str]:
+async def _started(request: Request) -> tuple[Any, Any, ProtocolStream, str, Principal]:
     from opsgraph.api.sse import prime
 
     principal = await caller(request)
@@ -119,7 +119,7 @@ async def _started(request: Request) -> tuple[Any, Any, ProtocolStream, str]:
     first, rest = await prime(events)
     if translator.message is not None:
         await run_in_threadpool(_title, principal, thread_id, translator.message)
-    return first, rest, translator, thread_id
+    return first, rest, translator, thread_id, principal
 
 
 def _location(thread_id: str, run_id: str) -> dict[str, str]:
@@ -133,7 +133,7 @@ async def runs_stream(request: Request) -> Response:
     from opsgraph.api.request_ids import current_request_id
     from opsgraph.api.sse import _DONE, for_client
 
-    first, rest, translator, thread_id = await _started(request)
+    first, rest, translator, thread_id, _ = await _started(request)
     request_id = current_request_id()
 
     async def body() -> AsyncIterator[dict[str, str]]:
@@ -155,7 +155,7 @@ async def runs_wait(request: Request) -> Response:
     `__interrupt__` when it paused, `__error__` when it failed)."""
     from opsgraph.api.sse import _DONE
 
-    first, rest, translator, thread_id = await _started(request)
+    first, rest, translator, thread_id, _ = await _started(request)
     values: Any = None
     error: Any = None
     item = first
@@ -174,9 +174,8 @@ async def runs_wait(request: Request) -> Response:
 
 async def runs_create(request: Request) -> Response:
     """`POST /threads/{id}/runs`: the run goes on by itself; its `Run` now."""
-    first, _, _, thread_id = await _started(request)
+    first, _, _, thread_id, principal = await _started(request)
     run_id = str(first.data.get("run_id"))
-    principal = await caller(request)
     run = await run_in_threadpool(run_doc, principal, thread_id, run_id)
     return JSONResponse(run, headers=_location(thread_id, run_id))
 
