@@ -34,7 +34,14 @@ types: $(STAMP)
 deploy-check: $(STAMP)
 	$(BIN)/python -m tests.deploy.validate
 
-unit: $(STAMP)
+# the JS langgraph-sdk of tests/e2e/test_agent_protocol_js.py, pinned by its lock file
+# (skipped, saying so, where npm is missing)
+JS_STAMP := tests/e2e/js/node_modules/.installed
+$(JS_STAMP): tests/e2e/js/package-lock.json
+	if command -v npm >/dev/null; then \
+	  npm ci --prefix tests/e2e/js --no-audit --no-fund --silent && touch $(JS_STAMP); fi
+
+unit: $(STAMP) $(JS_STAMP)
 	$(BIN)/pytest -m "not slow" -n 2 tests
 
 ## bench: the performance benchmark (ratios measured side by side)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from opsgraph.errors import ConfigurationError
-from opsgraph.settings import load_settings
+from opsgraph.settings import cors_origins, load_settings
 
 
 def test_defaults() -> None:
@@ -43,3 +43,12 @@ def test_token_and_limit_knobs(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPSGRAPH_TOKEN_ALGORITHM", "none")
     with pytest.raises(ConfigurationError, match="OPSGRAPH_TOKEN_ALGORITHM"):
         load_settings()
+
+
+def test_cors_origins_are_origins_or_none() -> None:
+    assert cors_origins({}) == ()
+    assert cors_origins({"OPSGRAPH_CORS_ORIGINS": "http://localhost:3000/, https://x.example"}
+                        ) == ("http://localhost:3000", "https://x.example")
+    for bad in ("localhost:3000", "https://x.example/path", "ftp://x"):
+        with pytest.raises(ConfigurationError, match="OPSGRAPH_CORS_ORIGINS"):
+            cors_origins({"OPSGRAPH_CORS_ORIGINS": bad})

@@ -7,6 +7,7 @@ at the first read with the variable named (a misconfiguration is not a caller's 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -199,6 +200,20 @@ def load_settings() -> Settings:
         local_model_urls=_local_model_urls(env.get("OPSGRAPH_LOCAL_MODEL_URLS")),
         few_shot=_switch(env, "OPSGRAPH_FEW_SHOT", True),
     )
+
+
+def cors_origins(env: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """`OPSGRAPH_CORS_ORIGINS`: comma-separated browser origins (`https://app.example`) whose
+    pages may call the API (Agent Inbox, Agent Chat UI, an AG-UI app served elsewhere);
+    unset → none. Read apart from `Settings`, as the app is built: nothing else is needed
+    (no secret is fetched) to know it."""
+    raw = (os.environ if env is None else env).get("OPSGRAPH_CORS_ORIGINS", "")
+    origins = tuple(o.strip().rstrip("/") for o in raw.split(",") if o.strip())
+    for origin in origins:
+        if origin != "*" and not re.fullmatch(r"https?://[^/\s]+", origin):
+            raise ConfigurationError(f"OPSGRAPH_CORS_ORIGINS: {origin!r} is not an origin "
+                                     "(scheme://host[:port], or *)")
+    return origins
 
 
 @lru_cache(maxsize=1)

@@ -3,7 +3,8 @@ external agent runs the harness improvement loop — reads the schema, validates
 version (problems with paths), saves one (its change list), tests it, is refused
 activation on a failing test (and refused `force` unless the tenant allows agents to
 force), activates the fixed version, rolls back, and reads the answer log — and manages
-documents and models. Only admins get in: everyone else is 403 before any MCP message."""
+documents and models. Only admins get in: no token is 401, everyone else 403, before any MCP
+message."""
 
 from __future__ import annotations
 
@@ -167,16 +168,16 @@ def test_admins_get_the_user_tools_and_the_admin_tools(server: AppServer) -> Non
     assert set(ADMIN_TOOLS) == {
         "harness_schema", "harness_get", "harness_set", "harness_validate", "harness_test",
         "harness_activate", "harness_rollback", "harness_versions", "answer_log",
-        "documents_list", "documents_add", "documents_remove", "models_get", "models_set"}
+        "documents_list", "documents_add", "documents_remove", "models_get", "models_set",
+        "settings_get", "settings_set", "catalogue"}
 
 
-@pytest.mark.parametrize("role", [None, "member", "staff", "manager"])
-def test_everyone_but_an_admin_is_refused(server: AppServer, role: str | None) -> None:
+@pytest.mark.parametrize("role", ["member", "staff", "manager"])
+def test_everyone_but_an_admin_is_refused(server: AppServer, role: str) -> None:
     initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {},
         "clientInfo": {"name": "test", "version": "0"}}}
-    headers = {"Accept": "application/json, text/event-stream",
-               **(bearer(role) if role else {})}
+    headers = {"Accept": "application/json, text/event-stream", **bearer(role)}
     with server.client() as http:
         response = http.post("/mcp/admin", json=initialize, headers=headers)
         assert response.status_code == 403, response.text

@@ -20,7 +20,15 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from opsgraph.api import first_run, harness_view, knowledge_admin, threads
+from opsgraph.api import (
+    agent_protocol,
+    agui,
+    first_run,
+    harness_view,
+    knowledge_admin,
+    mcp_spec,
+    threads,
+)
 from opsgraph.api.bodies import parse_json_object
 from opsgraph.api.error_responses import error_response
 from opsgraph.api.limits import BodyCap
@@ -230,7 +238,31 @@ ROUTES = [
     Route("/v1/operations/{op_id}", threads.describe_operation, methods=["GET"]),
     Route("/v1/operations/{op_id}", operation, methods=["POST"]),
     Route("/events", events, methods=["POST"]),
+    *agent_protocol.ROUTES,
+    Route("/ag-ui", agui.run_agent, methods=["POST"]),
+    Route(mcp_spec.METADATA_PATH, mcp_spec.protected_resource, methods=["GET"]),
+    Route(mcp_spec.METADATA_PATH + "/{link:path}", mcp_spec.protected_resource,
+          methods=["GET"]),
 ]
+
+
+def cors_middleware() -> list[Middleware]:
+    """Cross-origin access for the browser clients `OPSGRAPH_CORS_ORIGINS` names (none by
+    default): the headers they send (the token as `Authorization` or `X-Api-Key`) and the
+    ones they read (a run's `Content-Location`, `Retry-After`, `X-Request-Id`)."""
+    from opsgraph.settings import cors_origins
+
+    origins = cors_origins()
+    if not origins:
+        return []
+    from starlette.middleware.cors import CORSMiddleware
+
+    return [Middleware(CORSMiddleware, allow_origins=list(origins),
+                       allow_methods=["GET", "POST", "PUT", "DELETE"],
+                       allow_headers=["Authorization", "X-Api-Key", "Content-Type",
+                                      "Last-Event-ID", "X-Request-Id", "X-Opsgraph-Tenant",
+                                      "Accept", "Cache-Control"],
+                       expose_headers=["Content-Location", "Retry-After", "X-Request-Id"])]
 
 
 def create_app(*, check_registry: bool = True) -> Starlette:
@@ -256,7 +288,8 @@ def create_app(*, check_registry: bool = True) -> Starlette:
     # MCP is not a JSON route: served beside ROUTES (and /openapi.json), not in them
     mcp = [Route("/mcp/user", McpUser()), Route("/mcp/admin", McpAdmin())]
     return Starlette(routes=[*ROUTES, *mcp], lifespan=lifespan,
-                     middleware=[Middleware(RequestIds), Middleware(BodyCap)],
+                     middleware=[*cors_middleware(), Middleware(RequestIds),
+                                 Middleware(BodyCap)],
                      exception_handlers={
         OpsgraphError: opsgraph_error, HTTPException: http_error, Exception: unexpected_error})
 

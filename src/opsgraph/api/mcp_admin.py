@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
+from opsgraph.api.mcp_admin_tenant import SettingsArgs, catalogue, settings_get, settings_set
 from opsgraph.api.mcp_user import (
     McpUser,
     call_user_link_tool,
@@ -35,7 +36,7 @@ from opsgraph.api.mcp_user import (
 )
 from opsgraph.api.principals import require_roles
 from opsgraph.api.request_models import KnowledgeDocumentRequest, TenantModelsRequest
-from opsgraph.errors import Forbidden, OpsgraphError
+from opsgraph.errors import Forbidden, OpsgraphError, Unauthorized
 from opsgraph.principal import Principal, Role
 
 if TYPE_CHECKING:
@@ -259,6 +260,14 @@ ADMIN_TOOLS: dict[str, AdminTool] = {
                             models_get),
     "models_set": AdminTool("Replace every per-agent model override.", TenantModelsRequest,
                             models_set),
+    "settings_get": AdminTool("The tenant's settings: capability mode, off-topic reply, "
+                              "modules, whether an agent may force an activation.", NoArgs,
+                              settings_get),
+    "settings_set": AdminTool("Set the capability mode, the off-topic reply and the modules "
+                              "(whether an agent may force an activation is a person's "
+                              "choice: not here).", SettingsArgs, settings_set),
+    "catalogue": AdminTool("The agents of the registry as the admin may use them: domain, "
+                           "kind, operations, roles, model.", NoArgs, catalogue),
 }
 
 
@@ -279,11 +288,13 @@ def admin_server() -> Server[Any]:
     import mcp_types as types
     from mcp.server import Server
 
+    from opsgraph.api.mcp_spec import admin_hints, server_version
+
     async def list_tools(ctx: ServerRequestContext[Any, Any],
                          params: PaginatedRequestParams | None) -> ListToolsResult:
         listed = await list_user_tools(request_principal(ctx))
         listed += [types.Tool(name=name, description=tool.description,
-                              input_schema=tool.schema())
+                              input_schema=tool.schema(), annotations=admin_hints(name))
                    for name, tool in ADMIN_TOOLS.items()]
         return types.ListToolsResult(tools=listed)
 
@@ -302,7 +313,7 @@ def admin_server() -> Server[Any]:
             content=[types.TextContent(text=json.dumps(body, ensure_ascii=False))],
             structured_content=body)
 
-    return Server("opsgraph-admin", instructions=(
+    return Server("opsgraph-admin", version=server_version(), instructions=(
         "opsgraph, for a tenant's admin: everything of the user link, plus the tenant's "
         "harness (harness_schema, harness_get, harness_set, harness_validate, harness_test, "
         "harness_activate, harness_rollback, harness_versions), the answer log, knowledge "
@@ -315,6 +326,8 @@ class McpAdmin(McpUser):
     """The ASGI app mounted at `/mcp/admin`: the user link's, for admins only."""
 
     def admit(self, principal: Principal) -> None:
+        if principal.is_visitor:  # no credentials at all: 401, so a client asks for some
+            raise Unauthorized("the admin MCP link needs an admin's bearer token")
         require_roles(principal, Role.ADMIN, action="the admin MCP link")
 
     def server(self) -> Server[Any]:

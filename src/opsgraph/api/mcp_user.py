@@ -156,11 +156,17 @@ async def list_user_tools(principal: Principal) -> list[Tool]:
     """What the user link lists for `principal`: their read tools and `ask`."""
     import mcp_types as types
 
+    from opsgraph.api import mcp_spec
+
     tools = await run_in_threadpool(user_tools, principal)
     listed = [types.Tool(name=name, description=tool.description,
-                         input_schema=tool.schema()["parameters"])
+                         input_schema=tool.schema()["parameters"],
+                         output_schema=mcp_spec.TOOL_RESULT_SCHEMA,
+                         annotations=mcp_spec.read_hints())
               for name, tool in tools.items()]
-    listed.append(types.Tool(name=ASK, description=ASK_DESCRIPTION, input_schema=ask_schema()))
+    listed.append(types.Tool(name=ASK, description=ASK_DESCRIPTION, input_schema=ask_schema(),
+                             output_schema=mcp_spec.ASK_RESULT_SCHEMA,
+                             annotations=mcp_spec.ask_hints()))
     return listed
 
 
@@ -220,7 +226,9 @@ def mcp_server() -> Server[Any]:
         return await call_user_link_tool(request_principal(ctx), params.name,
                                          dict(params.arguments or {}))
 
-    return Server("opsgraph-user", instructions=(
+    from opsgraph.api.mcp_spec import server_version
+
+    return Server("opsgraph-user", version=server_version(), instructions=(
         "opsgraph: the read operations and knowledge tools your role may use, and 'ask' "
         "for anything in plain words. Changes are proposed for a manager, never applied."),
         on_list_tools=list_tools, on_call_tool=call_tool)
@@ -244,7 +252,12 @@ class McpUser:
             self.admit(principal)
             await run_in_threadpool(tenant_exists, principal)
         except OpsgraphError as exc:
-            await error_response(exc)(scope, receive, send)
+            response = error_response(exc)
+            if exc.status == 401:  # MCP 2025-06-18: where to learn how to get a token
+                from opsgraph.api.mcp_spec import www_authenticate
+
+                response.headers["WWW-Authenticate"] = www_authenticate(Request(scope))
+            await response(scope, receive, send)
             return
         from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 

@@ -59,7 +59,8 @@ SLUG_PATTERN: Final = "^[a-z0-9]+(?:-[a-z0-9]+)*$"
 Access = Literal["open", "visitor", "bearer"]
 """open: no token is read; visitor: a token is optional (none → a visitor of the tenant
 header); bearer: a token is required (a visitor is refused by role)."""
-Body = Literal["json", "sse", "html", "asset"]
+Body = Literal["json", "sse", "html", "asset", "parts"]
+"""parts: the Agent Protocol's server-sent stream parts (`api.agent_protocol.stream`)."""
 
 ERROR_TEXT: Final[dict[int, str]] = {
     400: "Bad input: a body that is not a JSON object (not UTF-8, too deep, a number out of "
@@ -132,6 +133,7 @@ def _tenant_header() -> Param:
 
 
 def _routes() -> tuple[ApiRoute, ...]:
+    from opsgraph.api.agent_protocol.openapi_routes import protocol_routes
     from opsgraph.approvals.pending import STATUSES
     from opsgraph.operations.catalogue import CATALOGUE
 
@@ -231,6 +233,7 @@ def _routes() -> tuple[ApiRoute, ...]:
                  "Keep-warm (open); a scheduled job or queue records (admin, own tenant)",
                  "visitor", response=(EventResult,), request=(EventRequest,),
                  errors=(403,)),
+        *protocol_routes(),
     )
 
 
@@ -255,6 +258,12 @@ def _security(access: Access) -> list[dict[str, list[str]]]:
     return {"open": [], "visitor": [{}, bearer], "bearer": [bearer]}[access]
 
 
+PROTOCOL_PART: Final[dict[str, Any]] = {
+    "type": "object", "required": ["event", "data"], "properties": {
+        "event": {"type": "string", "description": "metadata, values, updates, messages, "
+                                                   "custom or error"},
+        "id": {"type": "string"},
+        "data": {"type": "string", "contentMediaType": "application/json"}}}
 IF_NONE_MATCH: Final = Param("If-None-Match", "header", {"type": "string"},
                             "The ETag of the copy you have: 304 while it is current.")
 REQUEST_ID: Final = {"description": "The request's id (yours, if you sent a well-formed "
@@ -282,6 +291,7 @@ def openapi_document() -> dict[str, Any]:
                 [refs[(m, "serialization")] for m in route.response]) if route.response
                 else {"type": "object"}}},
             "sse": {"text/event-stream": {"schema": _sse_schema(events)}},
+            "parts": {"text/event-stream": {"schema": PROTOCOL_PART}},
             "html": {"text/html": {"schema": {"type": "string"}}},
             "asset": {kind.split(";")[0]: {"schema": {"type": "string"}}
                       for kind in sorted(set(CONTENT_TYPES.values()))},

@@ -13,16 +13,20 @@ from opsgraph.principal import Channel, Principal, Role
 from opsgraph.settings import get_settings
 
 TENANT_HEADER = "x-opsgraph-tenant"
+API_KEY_HEADER = "x-api-key"
 TENANT_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
 
 def principal_of(request: Request) -> Principal:
-    """The caller: `Authorization: Bearer <token>`; no header → a visitor.
+    """The caller: `Authorization: Bearer <token>`, or the same token as `X-Api-Key` (what
+    langgraph-sdk and the LangChain UIs send); neither → a visitor.
 
     A visitor's tenant comes from the `X-Opsgraph-Tenant` header, else
     `OPSGRAPH_DEFAULT_TENANT` (default `demo`).
     """
     header = request.headers.get("authorization")
+    if not header and (api_key := request.headers.get(API_KEY_HEADER, "").strip()):
+        return verify_token(api_key)
     if not header:
         tenant = (request.headers.get(TENANT_HEADER) or get_settings().default_tenant).strip()
         if not TENANT_ID.fullmatch(tenant):

@@ -1,0 +1,53 @@
+"""The admin link's tools for running a tenant beyond its harness: its settings and its
+catalogue, thin wrappers over what `GET`/`PUT /v1/tenant/settings` and `GET /v1/agents`
+call (`api.first_run`, `api.catalog`).
+
+An agent may not grant itself more: `settings_set` has no `harness_agent_may_force` (the
+setting that lets an agent force a harness activation stays a person's choice, made over
+HTTP or the dashboard); sending it is a wrong field, refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from opsgraph.principal import Principal
+
+
+class SettingsArgs(BaseModel):
+    """`settings_set`: what an agent may change of the tenant's settings."""
+
+    model_config = ConfigDict(extra="forbid")
+    capability_mode: Literal["observe", "enforce"] = Field(
+        description="`enforce` refuses an agent a verb it does not declare; `observe` lets "
+                    "it through and logs it.")
+    off_topic_reply: str | None = Field(
+        None, max_length=500, description="The club's own reply to a message that asks "
+                                          "nothing of it; absent: unchanged, empty: generic.")
+    modules: list[str] | None = Field(
+        None, max_length=20, description="The harness modules enabled (e.g. "
+                                         "`safeguarding`); absent: unchanged.")
+
+
+def settings_get(principal: Principal, args: Any) -> dict[str, Any]:
+    """The tenant's settings, as `GET /v1/tenant/settings`."""
+    from opsgraph.api.first_run import _settings
+
+    return _settings(principal.tenant_id)
+
+
+def settings_set(principal: Principal, args: SettingsArgs) -> dict[str, Any]:
+    """Set the tenant's settings, as `PUT /v1/tenant/settings` (never `may_force`)."""
+    from opsgraph.api.first_run import _set_settings
+
+    return _set_settings(principal, args.capability_mode, args.off_topic_reply,
+                         args.modules, None)
+
+
+def catalogue(principal: Principal, args: Any) -> dict[str, Any]:
+    """The registry as the admin may use it, as `GET /v1/agents`."""
+    from opsgraph.api.catalog import agents_for
+
+    return {"agents": agents_for(principal)}
