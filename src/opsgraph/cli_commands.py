@@ -375,6 +375,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
         raise BadInput("--concurrency: must be at least 1")
     if args.compare is not None:
         return _cmd_compare(args)
+    from opsgraph.resolve.score import is_resolve_set
+
+    if args.dataset and any(is_resolve_set(Path(p)) for p in args.dataset):
+        return _cmd_resolve_eval(args)
     from opsgraph.evals.knowledge_set import is_knowledge_set
 
     if args.dataset and any(is_knowledge_set(Path(p)) for p in args.dataset):
@@ -407,6 +411,24 @@ def cmd_eval(args: argparse.Namespace) -> int:
             print(f"wrote {path}", file=sys.stderr)
     _cli().out(args, report, render_text)
     return 0 if report["passed"] else 1
+
+
+def _cmd_resolve_eval(args: argparse.Namespace) -> int:
+    """Score the resolver on labelled request sets (no model); exit 1 below the target."""
+    from opsgraph.resolve.score import TARGET, is_resolve_set, render, run_set
+
+    if not all(is_resolve_set(Path(p)) for p in args.dataset):
+        raise BadInput("--dataset: a resolver set runs only with other resolver sets")
+    db = _cli().store()
+    reports = [run_set(db, Path(p)) for p in args.dataset]
+    if args.report is not None:
+        out_dir = Path(args.report)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        (out_dir / "report.json").write_text(json.dumps(reports, indent=2), encoding="utf-8")
+        print(f"wrote {out_dir / 'report.json'}", file=sys.stderr)
+    _cli().out(args, reports if len(reports) > 1 else reports[0],
+               lambda r: "\n\n".join(render(x) for x in (r if isinstance(r, list) else [r])))
+    return 0 if all(r["accuracy"] >= TARGET for r in reports) else 1
 
 
 def add_eval_command(sub: Any) -> None:

@@ -54,7 +54,7 @@ class Match:
 def key_of(word: str) -> str:
     """The plain form a word is compared in: no possessive, no punctuation, numbers as
     digits ("one" → "1")."""
-    w = re.sub(r"[’']s$", "", word)
+    w = "and" if word == "&" else re.sub(r"[’']s$", "", word)
     number = number_value([w]) if w not in ("a", "an") else None
     if number is not None:
         return str(number)
@@ -103,11 +103,14 @@ def meet(request: str, name: str) -> float:
     return 0.0
 
 
-def name_words(name: str) -> tuple[str, ...]:
-    """The words of a record's name that count (no function words, no punctuation)."""
+def name_words(name: str) -> tuple[tuple[str, ...], frozenset[str]]:
+    """The words of a record's name that count (no punctuation, no function words but a
+    last one: "Pilates for Beginners" is two words, "Studio A" two), and the function
+    words it holds, which may sit between them in a request."""
     keys = tuple(k for w in words(name) if (k := key_of(w)))
-    content = tuple(k for k in keys if k not in FUNCTION_WORDS)
-    return content or keys
+    content = tuple(k for n, k in enumerate(keys)
+                    if k not in FUNCTION_WORDS or n == len(keys) - 1)
+    return content or keys, frozenset(k for k in keys if k in FUNCTION_WORDS)
 
 
 def best_matches(req: list[Token], docs: list[Document], field: str) -> list[Match]:
@@ -116,14 +119,14 @@ def best_matches(req: list[Token], docs: list[Document], field: str) -> list[Mat
     out = []
     for doc in docs:
         name = str(doc.get(field) or "")
-        match = _best_run(said, name_words(name), name_key(name), doc)
+        match = _best_run(said, *name_words(name), name_key(name), doc)
         if match is not None:
             out.append(match)
     return out
 
 
-def _best_run(said: list[Word], wanted: tuple[str, ...], whole: str, doc: Document
-              ) -> Match | None:
+def _best_run(said: list[Word], wanted: tuple[str, ...], glue: frozenset[str], whole: str,
+              doc: Document) -> Match | None:
     if not wanted:
         return None
     best: Match | None = None
@@ -132,11 +135,13 @@ def _best_run(said: list[Word], wanted: tuple[str, ...], whole: str, doc: Docume
             continue
         if word.key == _PUNCT.sub("", whole):  # "emilychen", "EmilyChen"
             return Match(doc, 1.0, i, i, word.start, word.end)
-        run = _run_from(said, i, wanted)
+        run = _run_from(said, i, wanted, glue)
         if run is None:
             continue
         score, last = run
-        if best is None or (score, last - i) > (best.score, best.last - best.first):
+        # The best score; of equal ones the tightest run ("arthur hill", not "hill and
+        # arthur" in "freya hill and arthur hill").
+        if best is None or (score, best.last - best.first) > (best.score, last - i):
             best = Match(doc, score, i, last, word.start, said[last].end)
     if best is None or all(w.stop for w in said[best.first:best.last + 1]):
         return None
@@ -147,8 +152,11 @@ def _best_run(said: list[Word], wanted: tuple[str, ...], whole: str, doc: Docume
     return best
 
 
-def _run_from(said: list[Word], i: int, wanted: tuple[str, ...]) -> tuple[float, int] | None:
-    """The score and last word of the run of request words from `i` that meets `wanted`."""
+def _run_from(said: list[Word], i: int, wanted: tuple[str, ...], glue: frozenset[str]
+              ) -> tuple[float, int] | None:
+    """The score and last word of the run of request words from `i` that meets `wanted`
+    (a function word may sit inside the run only when the name has it: "pilates for
+    beginners", "wine and tennis")."""
     used: set[int] = set()
     total, last, k = 0.0, -1, i
     while k < len(said):
@@ -159,7 +167,7 @@ def _run_from(said: list[Word], i: int, wanted: tuple[str, ...]) -> tuple[float,
             used.add(n)
             total += quality
             last = k
-        elif not word.stop:
+        elif not (word.stop and word.key in glue):
             break
         k += 1
     if last < 0:

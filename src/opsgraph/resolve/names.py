@@ -62,9 +62,13 @@ def find_named(ctx: Context, text: str, tokens: list[Token], claimed: Claimed,
         return []
     staff_cue = any(t.norm in STAFF_CUES for t in tokens)
     matches: list[tuple[Named, Match]] = []
+    staff = is_staff(ctx.principal)
     for named in NAMED:
         docs = _search(ctx, named, usable, probes)
-        matches += [(named, m) for m in best_matches(usable, docs, named.field)]
+        found = best_matches(usable, docs, named.field)
+        if not staff and not named.public:  # only a full name, for who cannot list them
+            found = [m for m in found if m.score >= 1.0 - 1e-9]
+        matches += [(named, m) for m in found]
     return _mentions(ctx, text, _pick(matches, staff_cue), claimed)
 
 

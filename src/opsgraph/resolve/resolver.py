@@ -3,7 +3,7 @@
 The finders run in an order that keeps them from reading the same words twice, each
 marking what it used: e-mail addresses, invoice numbers and typed ids, phone numbers,
 amounts, then named records (members, staff, resources, events; "Morning Yoga" is an
-event, not a morning), then dates and times, then words that point at earlier turns
+event, not a morning), then dates and times, a booking by its member and day, then words that point at earlier turns
 ("her", "that booking", "the same time", resolve.history).
 """
 
@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from opsgraph.errors import BadInput
 from opsgraph.operations.base import Context
+from opsgraph.resolve.bookings import find_booking
 from opsgraph.resolve.contacts import find_emails, find_phones, venue_country
 from opsgraph.resolve.dates import find_moments
 from opsgraph.resolve.days import find_days
@@ -47,10 +48,10 @@ def resolve_request(ctx: Context, text: str, *, timezone: str, now: datetime | N
     zone = zone_of(timezone)
     clock = (now or ctx.now).astimezone(zone)
     tenant = ctx.scope.tenant() or {}
-    found = _mentions(ctx, text, clock, zone, tenant)
-    earlier = [_mentions(ctx, turn, clock, zone, tenant)
+    earlier = [_with_booking(ctx, turn, _mentions(ctx, turn, clock, zone, tenant), zone)
                for turn in list(history)[-HISTORY_TURNS:] if turn.strip()]
-    found = carry_over(text, found, earlier, zone)
+    found = carry_over(text, _mentions(ctx, text, clock, zone, tenant), earlier, zone)
+    found = _with_booking(ctx, text, found, zone)
     return Resolution(clock, timezone, tuple(sorted(found, key=lambda m: (m.start, m.kind))))
 
 
@@ -69,6 +70,13 @@ def _mentions(ctx: Context, text: str, now: datetime, zone: ZoneInfo,
                         _time_tokens(text, tokens, now, day_first))
     moments = find_moments(text, claimed, now, zone, day_first)
     return narrow_events(ctx, found, moments, zone) + moments
+
+
+def _with_booking(ctx: Context, text: str, found: list[Mention], zone: ZoneInfo
+                  ) -> list[Mention]:
+    """`found` and the booking `text` names by member and day, if any."""
+    booking = find_booking(ctx, text, found, zone)
+    return found if booking is None else [*found, booking]
 
 
 def _time_tokens(text: str, tokens: list[Token], now: datetime, day_first: bool

@@ -33,6 +33,8 @@ from opsgraph.resolve.resolver import resolve_request, zone_of
 from opsgraph.store.scope import TenantScope
 
 Document = dict[str, Any]
+TARGET = 0.95
+"""The accuracy the resolver must reach on a labelled set (`opsgraph eval` exits 1 below)."""
 _OFFSET = re.compile(r"^(?P<sign>[+-])(?P<days>\d+)d(?:\s+(?P<h>\d{1,2}):(?P<m>\d{2}))?$")
 
 
