@@ -41,7 +41,8 @@ def _patterns(currency: str) -> list[tuple[re.Pattern[str], Decimal, str]]:
         (re.compile(rf"\b(?P<n>\d{{1,2}})\s?(?:{small})\b", re.I), Decimal("0.01"), ""),
         (re.compile(rf"\b(?P<w>{_SPELT})\s+(?:{unit})\b", re.I), one, ""),
         (re.compile(rf"\b(?:refund|refunding|charge|charging|credit|crediting)\s+"
-                    rf"(?:(?:her|him|them|me|us)\s+)?(?P<n>{_NUMBER})\b(?![.:]\d)", re.I), one, "n"),
+                    rf"(?:(?:her|him|them|me|us)\s+)?(?P<n>{_NUMBER})\b(?![.:]\d)", re.I),
+         one, "n"),
     ]
 
 

@@ -3,8 +3,9 @@
 The finders run in an order that keeps them from reading the same words twice, each
 marking what it used: e-mail addresses, invoice numbers and typed ids, phone numbers,
 amounts, then named records (members, staff, resources, events; "Morning Yoga" is an
-event, not a morning), then dates and times, a booking by its member and day, then words that point at earlier turns
-("her", "that booking", "the same time", resolve.history).
+event, not a morning), then dates and times, words that point at earlier turns ("her",
+"that booking", "the same time", resolve.history), and last a booking named by its
+member and day (resolve.bookings).
 """
 
 from __future__ import annotations
