@@ -28,6 +28,11 @@ _KINDS = {"booking": ("booking",), "reservation": ("booking",), "slot": ("bookin
           "man": ("member", "staff"), "coach": ("staff",)}
 
 
+def points_back(text: str) -> bool:
+    """True when `text` has words that point at earlier turns (only then are they read)."""
+    return any(p.search(text) for p in (_PERSON, _THING, _SAME_TIME))
+
+
 def _last(earlier: Sequence[list[Mention]], kinds: tuple[str, ...]) -> Mention | None:
     """The latest mention of one of `kinds` with a record or moment, newest turn first."""
     for turn in reversed(earlier):

@@ -1,13 +1,12 @@
 """Records a request names loosely: members, staff, resources and events.
 
-Finding them takes at most three indexed queries a collection, on the search keys stored
-with each record (store.search_keys), never a scan: the names the request's runs of words
-spell exactly (`name_key`: "emily_chen", "EmilyChen"), then the records having a word one
-of the request's words starts (`name_prefixes`: "jane", "smi"), then, for words that found
-nothing, the records with a word that sounds alike (`name_sounds`: "Smtih", "Siobhan
-OConnor"). Each record found is then lined up with the request's words (resolve.matching)
-and the best run of words names it; several records matching equally well are the
-candidates of one ambiguous mention.
+Finding them takes one indexed query a collection, on the search keys stored with each
+record (store.search_keys), never a scan: the records having a word one of the request's
+words starts (`name_prefixes`: "jane", "smi", "emily_chen" as two words); and only when a
+word starts no name at all, one more: the records with a word that sounds like it
+(`name_sounds`: "Smtih", "Siobhan OConnor"). Each record found is then lined up with
+the request's words (resolve.matching) and the best run of words names it; several
+records matching equally well are the candidates of one ambiguous mention.
 
 Who may see what follows operations.references: staff see every record; anyone else only
 their own member record, public records (resources, events), and a staff member only when
@@ -27,7 +26,7 @@ from opsgraph.resolve.matching import Match, best_matches, probe_words
 from opsgraph.resolve.mentions import Candidate, Mention
 from opsgraph.resolve.tokens import Claimed, Token
 from opsgraph.resolve.vocabulary import GENERIC, STAFF_CUES
-from opsgraph.store.search_keys import name_key, soundex
+from opsgraph.store.search_keys import soundex, words
 
 Document = dict[str, Any]
 MAX_CANDIDATES = 10
@@ -61,10 +60,14 @@ def find_named(ctx: Context, text: str, tokens: list[Token], claimed: Claimed,
     if not probes:
         return []
     staff_cue = any(t.norm in STAFF_CUES for t in tokens)
+    found_docs = [(named, d) for named in NAMED for d in _search(ctx, named, probes)]
+    sounds = _unheard(probes, found_docs)
+    if sounds:  # a word that starts no name: a typo ("smtih"), or a word that names nothing
+        found_docs += [(named, d) for named in NAMED for d in _sounding(ctx, named, sounds)]
     matches: list[tuple[Named, Match]] = []
     staff = is_staff(ctx.principal)
     for named in NAMED:
-        docs = _search(ctx, named, usable, probes)
+        docs = list({str(d["_id"]): d for n, d in found_docs if n is named}.values())
         found = best_matches(usable, docs, named.field)
         if not staff and not named.public:  # only a full name, for who cannot list them
             found = [m for m in found if m.score >= 1.0 - 1e-9]
@@ -84,35 +87,29 @@ def _scope_filter(ctx: Context, named: Named) -> Document | None:
     return None if own is None else {"_id": own}
 
 
-def _search(ctx: Context, named: Named, tokens: list[Token], probes: list[str]
-            ) -> list[Document]:
-    """The records that may be named by `tokens`: exact names of runs of words, records
-    with a word the words start, and records sounding like words that found nothing."""
+def _search(ctx: Context, named: Named, probes: list[str]) -> list[Document]:
+    """The records having a word that one of `probes` starts (one indexed query)."""
     limit = _scope_filter(ctx, named)
     if limit is None:
         return []
-    coll = ctx.scope[named.collection]
-    runs = {name_key(" ".join(t.text for t in tokens[i:j]))
-            for i in range(len(tokens)) for j in range(i + 2, min(i + 4, len(tokens)) + 1)}
-    found: dict[str, Document] = {}
-    if runs:
-        found.update((d["_id"], d) for d in coll.find(
-            {**limit, "name_key": {"$in": sorted(runs)}}, projection=_fields(named)))
-    found.update((d["_id"], d) for d in coll.find(
+    return list(ctx.scope[named.collection].find(
         {**limit, "name_prefixes": {"$in": probes}}, projection=_fields(named)))
-    heard = {w for d in found.values() for w in _words_of(d, named)}
-    sounds = sorted({soundex(p) for p in probes if len(p) >= 4
-                     and not any(w.startswith(p) for w in heard)} - {""})
-    if sounds:
-        found.update((d["_id"], d) for d in coll.find(
-            {**limit, "name_sounds": {"$in": sounds}}, projection=_fields(named)))
-    return list(found.values())
 
 
-def _words_of(doc: Document, named: Named) -> Iterable[str]:
-    from opsgraph.store.search_keys import words
+def _sounding(ctx: Context, named: Named, sounds: list[str]) -> list[Document]:
+    """The records with a word sounding like a probe that found nothing (one query)."""
+    limit = _scope_filter(ctx, named)
+    if limit is None or not sounds:
+        return []
+    return list(ctx.scope[named.collection].find(
+        {**limit, "name_sounds": {"$in": sounds}}, projection=_fields(named)))
 
-    return words(str(doc.get(named.field) or ""))
+
+def _unheard(probes: list[str], docs: Iterable[tuple[Named, Document]]) -> list[str]:
+    """The Soundex codes of the probes no record's word starts with (likely typos)."""
+    heard = {w for named, d in docs for w in words(str(d.get(named.field) or ""))}
+    return sorted({soundex(p) for p in probes if len(p) >= 4 and not p.isdigit()
+                   and not any(w.startswith(p) for w in heard)} - {""})
 
 
 def _pick(matches: list[tuple[Named, Match]], staff_cue: bool

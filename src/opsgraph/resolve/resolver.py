@@ -21,7 +21,7 @@ from opsgraph.resolve.contacts import find_emails, find_phones, venue_country
 from opsgraph.resolve.dates import find_moments
 from opsgraph.resolve.days import find_days
 from opsgraph.resolve.events import narrow_events
-from opsgraph.resolve.history import carry_over
+from opsgraph.resolve.history import carry_over, points_back
 from opsgraph.resolve.keys import find_keys
 from opsgraph.resolve.mentions import Mention, Resolution
 from opsgraph.resolve.money import find_amounts
@@ -49,8 +49,9 @@ def resolve_request(ctx: Context, text: str, *, timezone: str, now: datetime | N
     zone = zone_of(timezone)
     clock = (now or ctx.now).astimezone(zone)
     tenant = ctx.scope.tenant() or {}
+    turns = list(history)[-HISTORY_TURNS:] if points_back(text) else []
     earlier = [_with_booking(ctx, turn, _mentions(ctx, turn, clock, zone, tenant), zone)
-               for turn in list(history)[-HISTORY_TURNS:] if turn.strip()]
+               for turn in turns if turn.strip()]
     found = carry_over(text, _mentions(ctx, text, clock, zone, tenant), earlier, zone)
     found = _with_booking(ctx, text, found, zone)
     return Resolution(clock, timezone, tuple(sorted(found, key=lambda m: (m.start, m.kind))))

@@ -30,6 +30,17 @@ open paid pay payment phone place places price pull refund refunded register reg
 registration remind reminder reschedule reserve room rota schedule send sent session
 sessions shift shifts show slot slots spot staff status swap switch tell text time times
 update waitlist week weekend junior family premium standard peak
+actually again already always anybody anyone asap attend attending away bad best better
+big bring broken came cheers come comes coming could cover covered covering currently
+details does done early else enough ever everyone everything fine first fix fixed
+following full give good great guest guests happen happening help hey hi hello how's
+just keep kind last latest leave left less let's long lot lots many maybe mean means
+missed month months morning much near never next nice nobody nothing okay ok old ones
+people person play played playing plus probably quick quickly quite really right said
+say says second sent since soon sorry sort start started starts still stop sure take
+taken teach teaching thing things think today told took tomorrow tonight total try
+trying turn two usual usually wait waiting went what's where's who's why's work working
+works yesterday
 """.split())
 """The trade's words: part of some names ("Court 1", "Members' Social Night"), never a
 name alone."""
