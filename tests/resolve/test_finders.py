@@ -137,3 +137,17 @@ def test_national_numbers_need_the_venues_country() -> None:
     assert venue_country({"currency": "GBP"}) == "GB"
     assert venue_country({"country": "ie", "currency": "GBP"}) == "IE"
     assert venue_country({}) is None
+
+
+def test_typos_of_day_names_and_months_as_ranges() -> None:
+    assert _days("thrusday") == [("thrusday", date(2030, 1, 10), None)]
+    assert _days("next wednsday") == [("next wednsday", date(2030, 1, 16), None)]
+    assert _days("last month") == [("last month", date(2029, 12, 1), date(2029, 12, 31))]
+    assert _days("the thursday crowd") == [("thursday", date(2030, 1, 10), None)]
+
+
+def test_bare_ranges_and_oclock() -> None:
+    assert _moments("tomorrow 6 till 7")[0][2:] == ("2030-01-10T18:00:00+00:00",
+                                                    "2030-01-10T19:00:00+00:00")
+    assert _moments("at 6 o'clock on fri")[0][2] == "2030-01-11T18:00:00+00:00"
+    assert _moments("2 to 3 people") == []

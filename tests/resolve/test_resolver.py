@@ -73,3 +73,23 @@ def test_a_member_cannot_enumerate_other_members(resolve: Resolve) -> None:
     (own,) = resolve("my booking, Jane Smith", role="member",
                      user="mem_demo_001").of_kind("member")
     assert own.value == "mem_demo_001"
+
+
+def test_codes_and_numbered_courts(resolve: Resolve) -> None:
+    assert _one(resolve("is C1 free at 6"), "resource")[0] == "res_demo_court1"
+    assert _one(resolve("book court number two"), "resource")[0] == "res_demo_court2"
+
+
+def test_it_is_the_booking_the_thread_last_named(resolve: Resolve) -> None:
+    history = ["what has Fatima Al-Sayed booked?",
+               "Fatima Al-Sayed: Court 2 on Thursday 15:00 (bkg_demo_0218)."]
+    (it,) = resolve("cancel it", history=history).mentions
+    assert (it.text, it.kind, it.value) == ("it", "booking", "bkg_demo_0218")
+
+
+def test_the_same_time_moves_to_the_day_named(resolve: Resolve) -> None:
+    history = ["is court 1 free thursday at 7pm?", "Court 1 is free on Thursday at 19:00."]
+    found = resolve("book it for Raj Mehta at the same time on friday", history=history)
+    assert _one(found, "datetime")[0] == "2030-01-11T19:00:00+00:00"
+    assert _one(found, "resource")[0] == "res_demo_court1"
+    assert _one(found, "member")[0] == "mem_demo_007"

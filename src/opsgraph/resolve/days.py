@@ -3,7 +3,8 @@
 Hand-written here, because a general date parser gets them wrong for a venue: "thurs",
 "tmrw", "this weekend" (Saturday and Sunday, a range), "this week" / "next week" (Monday
 to Sunday), "next tuesday" (the Tuesday of next week), "the 22nd" (the next 22nd, never a
-past one). Dates written out in full ("3 December", "Dec 3rd", "3/12", "2026-12-03") go to
+past one), typos of day names ("thrusday", "wednsday", by rapidfuzz's ratio). Dates
+written out in full ("3 December", "Dec 3rd", "3/12", "2026-12-03") go to
 `dateparser`, with two of its quirks corrected: a day and month without a year that fall
 today come back a year ahead, and numeric dates follow the venue's day/month order.
 """
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 import dateparser
+from rapidfuzz import fuzz
 
 WEEKDAYS = {"monday": 0, "mon": 0, "tuesday": 1, "tues": 1, "tue": 1, "wednesday": 2,
             "weds": 2, "wed": 2, "thursday": 3, "thurs": 3, "thur": 3, "thu": 3, "friday": 4,
@@ -30,6 +32,11 @@ _N = r"\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten"
 _SMALL = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
           "seven": 7, "eight": 8, "nine": 9, "ten": 10}
 
+_FULL_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+              "tomorrow")
+_LETTERS = re.compile(r"\b[a-z]{6,}\b", re.I)
+_DAY_TYPO = 85.0
+
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [(name, re.compile(rx, re.I)) for name, rx in (
     ("written", rf"\b(?:(?:{_WEEKDAY})\s+)?(?:the\s+)?\d{{1,2}}{_ORD}?\s+(?:of\s+)?(?:{_MONTH})\b"
                 rf"(?:\s+\d{{4}})?"),
@@ -40,6 +47,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [(name, re.compile(rx, re.I)) for
     ("tomorrow", rf"\b(?:{_TOMORROW})\b"),
     ("yesterday", r"\byesterday\b"),
     ("in_days", rf"\bin\s+(?P<n>{_N})\s+(?P<unit>days?|weeks?)\b"),
+    ("month", r"\b(?P<which>this|next|last)\s+month\b"),
     ("week", r"\b(?P<which>this|next|last|the)\s+(?P<span>weekend|week)\b"
              r"|\b(?P<bare>weekend)\b"),
     ("weekday", rf"\b(?:(?P<which>this|next|last|coming)\s+)?(?P<day>{_WEEKDAY})\b\.?"
@@ -72,7 +80,34 @@ def find_days(text: str, today: date, day_first: bool = True) -> list[DayPhrase]
             span = _read(name, m, today, day_first)
             if span is not None:
                 found.append(DayPhrase(m.start(), m.end(), *span))
+    found += _misspelt(text, today, found)
     return sorted(found, key=lambda p: p.start)
+
+
+def _misspelt(text: str, today: date, found: list[DayPhrase]) -> list[DayPhrase]:
+    """Day words with a typo ("thrusday", "wednsday", "tomorow"), by rapidfuzz's ratio."""
+    out = []
+    for m in _LETTERS.finditer(text):
+        word = m.group().lower()
+        if any(p.start < m.end() and m.start() < p.end for p in found):
+            continue
+        best = max(_FULL_DAYS, key=lambda d: fuzz.ratio(word, d))
+        if fuzz.ratio(word, best) < _DAY_TYPO:
+            continue
+        which = _before(text, m.start())
+        if best == "tomorrow":
+            day = today + timedelta(days=1)
+        else:
+            day = weekday_date(today, WEEKDAYS[best], which or "")
+        start = m.start() - (len(which) + 1 if which else 0)
+        out.append(DayPhrase(start, m.end(), day))
+    return out
+
+
+def _before(text: str, at: int) -> str | None:
+    """"this", "next" or "last" right before offset `at`, if there."""
+    m = re.search(r"\b(this|next|last)\s+$", text[:at], re.I)
+    return m.group(1).lower() if m else None
 
 
 def _read(name: str, m: re.Match[str], today: date, day_first: bool
@@ -86,6 +121,8 @@ def _read(name: str, m: re.Match[str], today: date, day_first: bool
     if name == "in_days":
         count = _SMALL.get(m.group("n").lower()) or int(m.group("n"))
         return today + timedelta(days=count * (7 if m.group("unit").startswith("w") else 1)), None
+    if name == "month":
+        return month_range(today, m.group("which").lower())
     if name == "week":
         return week_range(today, (m.group("which") or "this").lower(),
                           (m.group("span") or m.group("bare")).lower())
@@ -118,6 +155,17 @@ def week_range(today: date, which: str, span: str) -> tuple[date, date]:
     if span == "weekend":
         return monday + timedelta(days=5), monday + timedelta(days=6)
     return monday, monday + timedelta(days=6)
+
+
+def month_range(today: date, which: str) -> tuple[date, date]:
+    """This, next or last calendar month, first day to last."""
+    first = today.replace(day=1)
+    if which == "next":
+        first = (first + timedelta(days=32)).replace(day=1)
+    elif which == "last":
+        first = (first - timedelta(days=1)).replace(day=1)
+    following = (first + timedelta(days=32)).replace(day=1)
+    return first, following - timedelta(days=1)
 
 
 def next_day_of_month(today: date, dom: int) -> date | None:

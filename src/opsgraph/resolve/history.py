@@ -1,7 +1,8 @@
 """Words that point at earlier turns: "her", "him", "them" (the person last named),
-"that booking", "the event", "that invoice", "the same court", "the same time", "same
-day". Each becomes a mention of the record or moment the thread last named, at the
-pointing words; a request that names one itself ("book Jane and email her") needs none.
+"that booking", "the event", "that invoice", "the same court", "it" (the booking, event,
+invoice or place the thread last named), "the same time", "same day". Each becomes a
+mention of the record or moment the thread last named, at the pointing words; a request
+that names one itself ("book Jane and email her") needs none.
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ _PERSON = re.compile(r"\b(?P<w>her|hers|herself|him|his|himself|she|he|them|thei
 _THING = re.compile(r"\b(?:that|the|this|same|her|his|their)\s+(?:same\s+)?"
                     r"(?P<w>booking|reservation|slot|event|class|session|invoice|bill|"
                     r"court|studio|room|member|person|guy|lady|woman|man|coach)\b", re.I)
+_IT = re.compile(r"\b(?P<w>it|that one|this one)\b", re.I)
+_IT_KINDS = ("booking", "event", "invoice", "resource")
+"""What "it" points at, most likely first, in the latest turn that names any of them."""
 _SAME_TIME = re.compile(r"\b(?:the\s+)?same\s+(?P<w>time|slot|day|date)\b", re.I)
 _KINDS = {"booking": ("booking",), "reservation": ("booking",), "slot": ("booking",),
           "event": ("event",), "class": ("event",), "session": ("event", "booking"),
@@ -30,15 +34,19 @@ _KINDS = {"booking": ("booking",), "reservation": ("booking",), "slot": ("bookin
 
 def points_back(text: str) -> bool:
     """True when `text` has words that point at earlier turns (only then are they read)."""
-    return any(p.search(text) for p in (_PERSON, _THING, _SAME_TIME))
+    return any(p.search(text) for p in (_PERSON, _THING, _SAME_TIME, _IT))
 
 
-def _last(earlier: Sequence[list[Mention]], kinds: tuple[str, ...]) -> Mention | None:
-    """The latest mention of one of `kinds` with a record or moment, newest turn first."""
+def _last(earlier: Sequence[list[Mention]], kinds: tuple[str, ...],
+          ranked: bool = False) -> Mention | None:
+    """The latest mention of one of `kinds` with a record or moment, newest turn first;
+    `ranked`: within that turn, the first of `kinds` it names, not the last words."""
     for turn in reversed(earlier):
-        for mention in reversed(turn):
-            if mention.kind in kinds and mention.value is not None:
-                return mention
+        named = [m for m in turn if m.kind in kinds and m.value is not None]
+        if named and ranked:
+            return min(reversed(named), key=lambda m: kinds.index(m.kind))
+        if named:
+            return named[-1]
     return None
 
 
@@ -52,12 +60,12 @@ def carry_over(text: str, found: list[Mention], earlier: Sequence[list[Mention]]
     out: list[Mention] = []
     spans: list[tuple[int, int]] = [(m.start, m.stop) for m in found]
 
-    def add(m: re.Match[str], kinds: tuple[str, ...]) -> None:
+    def add(m: re.Match[str], kinds: tuple[str, ...], ranked: bool = False) -> None:
         if any(s < m.end() and m.start() < e for s, e in spans):
             return
         if any(k in named for k in kinds):
             return
-        last = _last(earlier, kinds)
+        last = _last(earlier, kinds, ranked)
         if last is not None:
             out.append(Mention(m.group(), last.kind, last.value, last.label, last.end,
                                start=m.start()))
@@ -68,6 +76,8 @@ def carry_over(text: str, found: list[Mention], earlier: Sequence[list[Mention]]
         add(m, _KINDS[m.group("w").lower()])
     for m in _PERSON.finditer(text):
         add(m, ("member", "staff"))
+    for m in _IT.finditer(text):
+        add(m, _IT_KINDS, ranked=True)
     for m in _SAME_TIME.finditer(text):
         same = _same_time(m, found, earlier, zone)
         if same is not None:

@@ -1,5 +1,6 @@
-"""Records a request names by a key: an invoice number ("INV-1042", "invoice 1042") or a
-record id typed as it is ("bkg_demo_0042", "mem_demo_001").
+"""Records a request names by a key: an invoice number ("INV-1042", "invoice 1042"), a
+record id typed as it is ("bkg_demo_0042", "mem_demo_001"), a resource's code in capitals
+("C1").
 
 One indexed lookup each (`number`, `_id`). A member may name only their own member record,
 invoices and bookings; anything else they name this way is left unresolved, the same
@@ -21,6 +22,7 @@ Document = dict[str, Any]
 _INVOICE = re.compile(r"\b(?:inv[-\s]?|invoice\s+(?:no\.?\s*|number\s+|#\s*)?#?)(?P<n>\d{3,7})\b",
                       re.I)
 _ID = re.compile(r"\b(?P<prefix>mem|stf|res|evt|bkg|inv)_[a-z0-9]+_[a-z0-9_]+\b", re.I)
+_CODE = re.compile(r"\b[A-Z][A-Z0-9]{1,3}(?:-\d{1,2})?\b")  # a resource's code: "C1", "SQ"
 _BY_PREFIX = {"mem": ("member", "members", "_id"), "stf": ("staff", "staff", None),
               "res": ("resource", "resources", None), "evt": ("event", "events", None),
               "bkg": ("booking", "bookings", "member_id"),
@@ -45,6 +47,24 @@ def find_keys(ctx: Context, text: str, claimed: Claimed) -> list[Mention]:
         doc = ctx.scope[collection].find_one({"_id": m.group().lower()})
         out.append(_mention(ctx, m, kind, collection, owner, doc))
         claimed.add(m.start(), m.end())
+    return out + _codes(ctx, text, claimed)
+
+
+def _codes(ctx: Context, text: str, claimed: Claimed) -> list[Mention]:
+    """Resources named by their code, written in capitals ("C1", "SQ"): one query."""
+    written = [m for m in _CODE.finditer(text) if not claimed.overlaps(m.start(), m.end())]
+    if not written:
+        return []
+    docs = {d["code"]: d for d in ctx.scope["resources"].find(
+        {"code": {"$in": sorted({m.group() for m in written})}},
+        projection={"_id": 1, "name": 1, "code": 1})}
+    out = []
+    for m in written:
+        doc = docs.get(m.group())
+        if doc is not None:
+            claimed.add(m.start(), m.end())
+            out.append(Mention(m.group(), "resource", str(doc["_id"]), str(doc["name"]),
+                               start=m.start()))
     return out
 
 

@@ -26,6 +26,7 @@ Document = dict[str, Any]
 _PUNCT = re.compile(r"[’'.\-]")
 _MIN_SINGLE = 0.5  # a lone word must name at least half of a record's name
 _TYPO = 80.0
+_NUMBER_SIGNS = frozenset({"no", "no.", "number", "num", "nr"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +65,10 @@ def key_of(word: str) -> str:
 def request_words(tokens: list[Token]) -> list[Word]:
     """The request's words for name matching (underscored words split)."""
     out = []
-    for t in tokens:
+    for n, t in enumerate(tokens):
+        following = tokens[n + 1].norm if n + 1 < len(tokens) else ""
+        if t.norm in _NUMBER_SIGNS and key_of(following).isdigit():
+            continue  # "court no. 1", "court number one"
         offset = t.start
         for part in t.norm.split("_"):
             if part:

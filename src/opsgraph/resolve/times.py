@@ -22,7 +22,7 @@ _HOUR_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "
                "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
 _HW = "|".join(_HOUR_WORDS)
 _CLOCK = (rf"(?P<h>\d{{1,2}}|{_HW})(?:[:.](?P<m>[0-5]\d))?\s*"
-          r"(?P<ap>a\.?m\.?|p\.?m\.?)?(?![\w:])")
+          r"(?P<ap>a\.?m\.?|p\.?m\.?|o['’]?\s?clock)?(?![\w:])")
 _NAMED = r"noon|midday|midnight"
 _HOUR = rf"(?:\d{{1,2}}|{_HW})"
 _TIME = (rf"(?:{_NAMED}|(?:half|quarter)\s+(?:past|to)\s+{_HOUR}|half\s+{_HOUR}"
@@ -31,6 +31,7 @@ _LEAD = r"\b(?:at|from|after|before|by|till|til|until|starting|start|around|abou
 _RANGE = re.compile(
     rf"(?:\b(?P<lead>from|between)\s+)?(?P<a>{_TIME.replace('(?P<', '(?P<a_')})"
     rf"\s*(?:-|–|to|till|til|until|and)\s*(?P<b>{_TIME.replace('(?P<', '(?P<b_')})", re.I)
+_BARE_RANGE = re.compile(r"\d\s*(?:-|–|till|til|until)\s*\d", re.I)  # "6-8", "6 till 7"
 _SINGLE = re.compile(rf"(?P<lead>{_LEAD})?(?P<t>{_TIME})", re.I)
 _PART = re.compile(r"\b(?:(?:in|during)\s+the\s+|this\s+)?(?P<part>morning|afternoon|"
                    r"evening|night|lunchtime|lunch)\b|\b(?P<tonight>tonight|tonite)\b", re.I)
@@ -111,6 +112,8 @@ def clock_of(written: str) -> Clock | None:
     if not m:
         return None
     hour, minute, ap = _hour(m.group("h")), int(m.group("m") or 0), m.group("ap")
+    if ap and ap[0] == "o":  # "six o'clock": a time for sure, am or pm still open
+        return Clock(hour, minute, False) if 1 <= hour <= 12 else None
     if ap:
         if hour > 12 or hour == 0:
             return None
@@ -136,13 +139,16 @@ def find_times(text: str, taken: list[tuple[int, int]]) -> list[TimePhrase]:
 
     for m in _RANGE.finditer(text):
         a, b = clock_of(m.group("a")), clock_of(m.group("b"))
-        explicit = m.group("lead") or any(x is not None and x.sure for x in (a, b)) or any(
-            ":" in g or "." in g for g in (m.group("a"), m.group("b")))
+        explicit = (m.group("lead") or any(x is not None and x.sure for x in (a, b))
+                    or any(":" in g or "." in g for g in (m.group("a"), m.group("b")))
+                    or _BARE_RANGE.search(m.group()) is not None)
         if a and b and explicit and free(m.start(), m.end()):
             found.append(TimePhrase(m.start(), m.end(), a, b))
     for m in _SINGLE.finditer(text):
         t = m.group("t")
         bare = re.fullmatch(rf"\d{{1,2}}|{_HW}", t.strip(), re.I) is not None
+        if re.search(r"clock$", t, re.I):
+            bare = False
         c = clock_of(t)
         if c is None or (bare and not m.group("lead")) or not free(m.start("t"), m.end()):
             continue
