@@ -93,3 +93,13 @@ def test_the_same_time_moves_to_the_day_named(resolve: Resolve) -> None:
     assert _one(found, "datetime")[0] == "2030-01-11T19:00:00+00:00"
     assert _one(found, "resource")[0] == "res_demo_court1"
     assert _one(found, "member")[0] == "mem_demo_007"
+
+
+def test_one_distinctive_word_names_an_event_when_it_names_only_one(resolve: Resolve) -> None:
+    assert _one(resolve("who's going to the social"), "event")[0] == "evt_demo_07"
+    assert _one(resolve("how many for the championship"), "event")[0] == "evt_demo_08"
+    assert not resolve("book a tennis lesson").of_kind("event")  # two events say tennis
+
+
+def test_a_possessive_without_its_apostrophe_is_still_the_name(resolve: Resolve) -> None:
+    assert _one(resolve("move jane smiths booking"), "member")[0] == "mem_demo_001"

@@ -26,6 +26,7 @@ Document = dict[str, Any]
 _PUNCT = re.compile(r"[’'.\-]")
 _MIN_SINGLE = 0.5  # a lone word must name at least half of a record's name
 _TYPO = 80.0
+_DISTINCTIVE = 5  # letters a lone word of a catalogue name needs to name it alone
 _NUMBER_SIGNS = frozenset({"no", "no.", "number", "num", "nr"})
 
 
@@ -50,6 +51,7 @@ class Match:
     last: int
     start: int
     end: int
+    weak: bool = False  # one word of a longer name, kept only when it names one record
 
 
 def key_of(word: str) -> str:
@@ -94,6 +96,8 @@ def meet(request: str, name: str) -> float:
     """How well one request word meets one name word, 0..1 (see the module docstring)."""
     if request == name:
         return 1.0
+    if request == name + "s":  # "smiths booking", "the bakers": a possessive or plural
+        return 0.98
     if name in SYNONYMS.get(request, ()):
         return 0.95
     if request.isdigit() or name.isdigit():
@@ -117,20 +121,29 @@ def name_words(name: str) -> tuple[tuple[str, ...], frozenset[str]]:
     return content or keys, frozenset(k for k in keys if k in FUNCTION_WORDS)
 
 
-def best_matches(req: list[Token], docs: list[Document], field: str) -> list[Match]:
-    """The best match of each record that the request names well enough."""
+def best_matches(req: list[Token], docs: list[Document], field: str,
+                 loose: bool = False) -> list[Match]:
+    """The best match of each record that the request names well enough. `loose`: one
+    distinctive word of a longer name will do ("the social" for Members' Social Night)
+    when it names only one of `docs`."""
     said = request_words(req)
     out = []
     for doc in docs:
         name = str(doc.get(field) or "")
-        match = _best_run(said, *name_words(name), name_key(name), doc)
+        match = _best_run(said, *name_words(name), name_key(name), doc, loose)
         if match is not None:
             out.append(match)
+    if loose:
+        weak = [m for m in out if m.weak]
+        spans = {(m.first, m.last) for m in weak}
+        for span in spans:
+            if sum((m.first, m.last) == span for m in out) > 1:
+                out = [m for m in out if not (m.weak and (m.first, m.last) == span)]
     return out
 
 
 def _best_run(said: list[Word], wanted: tuple[str, ...], glue: frozenset[str], whole: str,
-              doc: Document) -> Match | None:
+              doc: Document, loose: bool = False) -> Match | None:
     if not wanted:
         return None
     best: Match | None = None
@@ -150,9 +163,13 @@ def _best_run(said: list[Word], wanted: tuple[str, ...], glue: frozenset[str], w
     if best is None or all(w.stop for w in said[best.first:best.last + 1]):
         return None
     single = best.first == best.last
-    if single and (said[best.first].key.isdigit() or said[best.first].key in GENERIC
-                   or best.score < _MIN_SINGLE - 1e-9):
+    alone = said[best.first].key
+    if single and (alone.isdigit() or alone in GENERIC):
         return None
+    if single and best.score < _MIN_SINGLE - 1e-9:
+        distinctive = loose and len(alone) >= _DISTINCTIVE and alone in wanted
+        return Match(doc, best.score, best.first, best.last, best.start, best.end,
+                     weak=True) if distinctive else None
     return best
 
 

@@ -36,7 +36,7 @@ def _patterns(currency: str) -> list[tuple[re.Pattern[str], Decimal, str]]:
     sym, code = re.escape(symbol), currency.lower()
     one = Decimal(1)
     return [
-        (re.compile(rf"(?:{sym}|\b{code}\s?)(?P<n>{_NUMBER})", re.I), one, ""),
+        (re.compile(rf"(?:{sym}\s?|\b{code}\s?)(?P<n>{_NUMBER})", re.I), one, ""),
         (re.compile(rf"\b(?P<n>{_NUMBER})\s?(?:{unit})\b", re.I), one, ""),
         (re.compile(rf"\b(?P<n>\d{{1,2}})\s?(?:{small})\b", re.I), Decimal("0.01"), ""),
         (re.compile(rf"\b(?P<w>{_SPELT})\s+(?:{unit})\b", re.I), one, ""),

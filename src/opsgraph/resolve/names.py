@@ -68,7 +68,7 @@ def find_named(ctx: Context, text: str, tokens: list[Token], claimed: Claimed,
     staff = is_staff(ctx.principal)
     for named in NAMED:
         docs = list({str(d["_id"]): d for n, d in found_docs if n is named}.values())
-        found = best_matches(usable, docs, named.field)
+        found = best_matches(usable, docs, named.field, loose=named.public)
         if not staff and not named.public:  # only a full name, for who cannot list them
             found = [m for m in found if m.score >= 1.0 - 1e-9]
         matches += [(named, m) for m in found]

@@ -15,7 +15,7 @@ mine more most much must my myself need needs no nor not now of off on once one 
 other our ours out over own please put same see she should so some such than thanks thank
 that the their theirs them themselves then there these they this those through to too
 under until up us very via want wants was we were what whats when where which while who
-whom whose why will with would yes yet you your yours yourself
+whom whose why will with would yes yet you your yours yourself mr mrs ms miss dr
 """.split())
 """Words that carry no name: skipped alone, and not counted as words of a record's name
 ("Pilates for Beginners" is two words long)."""
