@@ -10,6 +10,7 @@ a range of days ("this weekend") a `date` with an `end`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo
@@ -25,7 +26,11 @@ from opsgraph.resolve.times import (
     find_times,
 )
 from opsgraph.resolve.tokens import Claimed
+from opsgraph.resolve.vocabulary import FUNCTION_WORDS
 
+_WORD_BEFORE = re.compile(r"([^\W\d_]+)\W*$")
+_TIME_WORDS = frozenset({"late", "early", "every", "each", "mid", "tomorrow", "tmrw", "today",
+                         "tonight", "friday", "saturday", "sunday"})
 _NEAR = 40  # characters: a part of the day or a day further from a time is not its own
 
 
@@ -52,7 +57,8 @@ def find_moments(text: str, claimed: Claimed, now: datetime, zone: ZoneInfo,
     durations = [d for d in find_durations(text) if not claimed.overlaps(d[0], d[1])]
     taken += [(s, e) for s, e, _ in durations]
     parts = [p for p in find_parts(text) if not claimed.overlaps(p.start, p.end)
-             and not any(d.start <= p.start and p.end <= d.end for d in days)]
+             and not any(d.start <= p.start and p.end <= d.end for d in days)
+             and not _names_a_thing(text, p, days)]
     clocks = find_times(text, taken + [(p.start, p.end) for p in parts])
     moments = _assemble(days, clocks, parts, durations)
     out = []
@@ -63,6 +69,19 @@ def find_moments(text: str, claimed: Claimed, now: datetime, zone: ZoneInfo,
                 claimed.add(s, e)
             out.append(mention)
     return sorted(out, key=lambda m: m.start)
+
+
+def _names_a_thing(text: str, part: PartPhrase, days: list[DayPhrase]) -> bool:
+    """True when a part of the day is the end of a name, not a time: "the movie night",
+    "quiz night" (after a word that is neither a function word nor a day)."""
+    if part.tonight or " " in text[part.start:part.end].strip():
+        return False  # "tonight", "in the evening", "this morning"
+    before = _WORD_BEFORE.search(text[:part.start])
+    if before is None or any(d.end <= part.start and not text[d.end:part.start].strip()
+                             for d in days):
+        return False
+    word = before.group(1).lower()
+    return word not in FUNCTION_WORDS and word not in _TIME_WORDS
 
 
 def _distance(a: tuple[int, int], b: tuple[int, int]) -> int:

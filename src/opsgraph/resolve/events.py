@@ -1,13 +1,23 @@
-"""An event named without its date ("yoga") picked out by the day the request names
-("yoga on thursday"): one indexed lookup of the candidates by id."""
+"""Events beyond their names: one named without its date ("yoga") picked out by the day
+the request names ("yoga on thursday", one indexed lookup of the candidates by id), and
+one the request clearly means that the club does not have ("cancel the movie night"),
+reported as an event mention with nothing found."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, date, datetime
 from zoneinfo import ZoneInfo
 
 from opsgraph.operations.base import Context
 from opsgraph.resolve.mentions import Mention
+from opsgraph.resolve.tokens import Claimed
+from opsgraph.resolve.vocabulary import STOPWORDS
+
+_EVENT_LIKE = re.compile(
+    r"\b(?:the|a|our|this|that)\s+(?P<words>(?:[^\W\d_][\w'’&-]*\s+){1,3}?)"
+    r"(?P<noun>night|evening|class|workshop|clinic|talk|social|party|tournament|quiz|"
+    r"event|match|gala|fundraiser|open day|bootcamp|session)\b", re.I)
 
 
 def _days(moment: Mention) -> tuple[date, date] | None:
@@ -54,3 +64,18 @@ def _local_day(value: object, zone: ZoneInfo) -> date | None:
         return None
     aware = value if value.tzinfo else value.replace(tzinfo=UTC)
     return aware.astimezone(zone).date()
+
+
+def unmatched_events(text: str, claimed: Claimed) -> list[Mention]:
+    """Events the request names that matched nothing: "the movie night", "the quiz" —
+    a noun of events after words no finder used (run after every other finder)."""
+    out = []
+    for m in _EVENT_LIKE.finditer(text):
+        words = m.group("words").split()
+        if claimed.overlaps(m.start("words"), m.end()):
+            continue
+        if all(w.lower() in STOPWORDS for w in words):
+            continue
+        claimed.add(m.start("words"), m.end())
+        out.append(Mention(text[m.start("words"):m.end()], "event", start=m.start("words")))
+    return out

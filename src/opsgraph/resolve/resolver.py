@@ -20,7 +20,7 @@ from opsgraph.resolve.bookings import find_booking
 from opsgraph.resolve.contacts import find_emails, find_phones, venue_country
 from opsgraph.resolve.dates import find_moments
 from opsgraph.resolve.days import find_days
-from opsgraph.resolve.events import narrow_events
+from opsgraph.resolve.events import narrow_events, unmatched_events
 from opsgraph.resolve.history import carry_over, points_back
 from opsgraph.resolve.keys import find_keys
 from opsgraph.resolve.mentions import Mention, Resolution
@@ -71,7 +71,8 @@ def _mentions(ctx: Context, text: str, now: datetime, zone: ZoneInfo,
     found += find_named(ctx, text, tokens, claimed,
                         _time_tokens(text, tokens, now, day_first))
     moments = find_moments(text, claimed, now, zone, day_first)
-    return narrow_events(ctx, found, moments, zone) + moments
+    return (narrow_events(ctx, found, moments, zone) + moments
+            + unmatched_events(text, claimed))
 
 
 def _with_booking(ctx: Context, text: str, found: list[Mention], zone: ZoneInfo
