@@ -103,3 +103,7 @@ def test_one_distinctive_word_names_an_event_when_it_names_only_one(resolve: Res
 
 def test_a_possessive_without_its_apostrophe_is_still_the_name(resolve: Resolve) -> None:
     assert _one(resolve("move jane smiths booking"), "member")[0] == "mem_demo_001"
+
+
+def test_a_first_name_with_a_bare_possessive_s_is_found(resolve: Resolve) -> None:
+    assert _one(resolve("fatimas new mobile is 07700 900987"), "member")[0] == "mem_demo_010"

@@ -24,7 +24,7 @@ from opsgraph.store.search_keys import PREFIX_CHARS, name_key, words
 
 Document = dict[str, Any]
 _PUNCT = re.compile(r"[’'.\-]")
-_MIN_SINGLE = 0.5  # a lone word must name at least half of a record's name
+_MIN_SINGLE = 0.48  # a lone word must name half of a record's name ("fatimas": 0.98 of a half)
 _TYPO = 80.0
 _DISTINCTIVE = 5  # letters a lone word of a catalogue name needs to name it alone
 _NUMBER_SIGNS = frozenset({"no", "no.", "number", "num", "nr"})
@@ -88,6 +88,8 @@ def probe_words(tokens: list[Token]) -> list[str]:
             continue
         probes.add(w.key[:PREFIX_CHARS])
         probes.update(s[:PREFIX_CHARS] for s in SYNONYMS.get(w.key, ()))
+        if len(w.key) >= 4 and w.key.endswith("s"):  # "fatimas": what `meet` reads as Fatima's
+            probes.add(w.key[:-1][:PREFIX_CHARS])
     return sorted(probes)
 
 
