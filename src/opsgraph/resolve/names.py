@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from opsgraph.operations.access import is_staff, own_member_id
@@ -167,18 +167,14 @@ def _mentions(ctx: Context, text: str, picked: list[tuple[Named, list[Match]]],
 
 
 def _upcoming(docs: list[Document], now: datetime) -> list[Document]:
-    """Events not yet over, when any are (nobody means last week's yoga)."""
-    ahead = [d for d in docs if _aware(d.get("start")) is None
-             or (_aware(d.get("start")) or now) >= now.replace(hour=0, minute=0, second=0,
-                                                              microsecond=0)]
+    """Events from today on, when any are (nobody means last week's yoga)."""
+    today = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    ahead = [d for d in docs if not isinstance(d.get("start"), datetime)
+             or _aware(d["start"]) >= today]
     return ahead or docs
 
 
-def _aware(value: object) -> datetime | None:
-    from datetime import UTC
-
-    if not isinstance(value, datetime):
-        return None
+def _aware(value: datetime) -> datetime:
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 

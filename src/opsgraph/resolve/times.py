@@ -85,12 +85,6 @@ class PartPhrase:
     tonight: bool = False
 
 
-def _clock(groups: dict[str, str | None], prefix: str = "") -> Clock | None:
-    """The clock time a `_TIME` match spells (its groups under `prefix`)."""
-    whole = (groups.get(f"{prefix}t") or groups.get(prefix.rstrip("_")) or "").lower()
-    return clock_of(whole)
-
-
 def clock_of(written: str) -> Clock | None:
     """A `Clock` from one written time ("6pm", "18:00", "noon", "half six"), or None."""
     w = " ".join(written.lower().split())

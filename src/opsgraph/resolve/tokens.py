@@ -84,7 +84,3 @@ class Claimed:
     def overlaps(self, start: int, end: int) -> bool:
         """True when any of `[start, end)` is used."""
         return any(s < end and start < e for s, e in self._spans)
-
-    def free(self, tokens: list[Token]) -> list[Token]:
-        """The tokens no finder has used yet."""
-        return [t for t in tokens if not self.overlaps(t.start, t.end)]
