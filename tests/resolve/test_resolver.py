@@ -107,3 +107,18 @@ def test_a_possessive_without_its_apostrophe_is_still_the_name(resolve: Resolve)
 
 def test_a_first_name_with_a_bare_possessive_s_is_found(resolve: Resolve) -> None:
     assert _one(resolve("fatimas new mobile is 07700 900987"), "member")[0] == "mem_demo_010"
+
+
+def test_a_member_may_name_only_their_own_invoices_and_bookings(resolve: Resolve) -> None:
+    as_jane = {"role": "member", "user": "mem_demo_001"}
+    (theirs,) = resolve("refund INV-1132", **as_jane).of_kind("invoice")  # Jayne's
+    assert theirs.value is None and not theirs.candidates
+    (own,) = resolve("what about INV-1065", **as_jane).of_kind("invoice")
+    assert own.value == "inv_demo_1065"
+    (other,) = resolve("cancel bkg_demo_0218", **as_jane).of_kind("booking")  # Fatima's
+    assert other.value is None
+
+
+def test_a_visitor_finds_courts_and_events_but_no_people(resolve: Resolve) -> None:
+    found = resolve("is Jane Smith at the social night on court 1", role="visitor", user="")
+    assert {m.kind for m in found.mentions} == {"event", "resource"}
