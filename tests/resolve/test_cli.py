@@ -57,3 +57,15 @@ def test_thread_turns_resolve_her(store_env: dict[str, str], script: Any) -> Non
     assert done.returncode == 0, done.stderr
     (her,) = json.loads(done.stdout)["mentions"]
     assert (her["text"], her["kind"], her["value"]) == ("her", "member", "mem_demo_001")
+
+
+def test_eval_scores_a_resolver_set(store_env: dict[str, str]) -> None:
+    from tests.resolve.test_score import DEV
+
+    done = opsgraph(store_env, "eval", "--dataset", str(DEV), "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["cases"] >= 80 and report["accuracy"] >= 0.95
+    assert set(report["by_kind"]) >= {"member", "resource", "datetime", "money", "phone"}
+    text = opsgraph(store_env, "eval", "--dataset", str(DEV))
+    assert text.returncode == 0 and "accuracy" in text.stdout.splitlines()[0]
