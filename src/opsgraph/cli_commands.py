@@ -132,11 +132,12 @@ def cmd_resolve(args: argparse.Namespace) -> int:
         raise BadInput("TEXT: must not be empty")
     principal = _cli().principal_from(args, "staff")
     scope = TenantScope.of(principal, _cli().store())
-    timezone = str(scope.require_tenant().get("timezone") or "UTC")
+    tenant = scope.require_tenant()
+    timezone = str(tenant.get("timezone") or "UTC")
     now = _clock(args.now, zone_of(timezone))
     history = _thread_history(principal, args.thread) if args.thread else []
     found = resolve_request(Context(scope, principal, now), args.text, timezone=timezone,
-                            now=now, history=history).to_json()
+                            now=now, history=history, tenant=tenant).to_json()
     _cli().out(args, found, lambda r: "\n".join(
         [f"now {r['now']} ({r['timezone']})"] + [_mention_line(m) for m in r["mentions"]]))
     return 0

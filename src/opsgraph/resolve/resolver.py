@@ -10,7 +10,7 @@ member and day (resolve.bookings).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -43,16 +43,18 @@ def zone_of(timezone: str) -> ZoneInfo:
 
 
 def resolve_request(ctx: Context, text: str, *, timezone: str, now: datetime | None = None,
-                    history: Sequence[str] = ()) -> Resolution:
+                    history: Sequence[str] = (),
+                    tenant: Mapping[str, object] | None = None) -> Resolution:
     """What `text` names, read at `now` (default: the context's clock) in the venue's
-    `timezone`; `history` holds earlier turns of the thread, oldest first."""
+    `timezone`; `history` holds earlier turns of the thread, oldest first. `tenant`: the
+    tenant's settings document when the caller has it at hand (else it is read)."""
     zone = zone_of(timezone)
     clock = (now or ctx.now).astimezone(zone)
-    tenant = ctx.scope.tenant() or {}
+    settings = dict(tenant) if tenant is not None else ctx.scope.tenant() or {}
     turns = list(history)[-HISTORY_TURNS:] if points_back(text) else []
-    earlier = [_with_booking(ctx, turn, _mentions(ctx, turn, clock, zone, tenant), zone)
+    earlier = [_with_booking(ctx, turn, _mentions(ctx, turn, clock, zone, settings), zone)
                for turn in turns if turn.strip()]
-    found = carry_over(text, _mentions(ctx, text, clock, zone, tenant), earlier, zone)
+    found = carry_over(text, _mentions(ctx, text, clock, zone, settings), earlier, zone)
     found = _with_booking(ctx, text, found, zone)
     return Resolution(clock, timezone, tuple(sorted(found, key=lambda m: (m.start, m.kind))))
 

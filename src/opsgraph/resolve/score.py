@@ -195,7 +195,8 @@ def run_set(db: Database[Document], path: Path) -> Document:
     data = load_set(path)
     tenant = str(data.get("tenant") or "demo")
     scope = TenantScope(db, tenant)
-    zone_name = str(scope.require_tenant().get("timezone") or "UTC")
+    settings = scope.require_tenant()
+    zone_name = str(settings.get("timezone") or "UTC")
     zone, anchor = zone_of(zone_name), anchor_of(scope)
     cases = []
     for case in data["cases"]:
@@ -204,7 +205,7 @@ def run_set(db: Database[Document], path: Path) -> Document:
                               parse_channel("dashboard"))
         now = clock_at(scope, str(case.get("now") or "+0d 10:00"))
         found = resolve_request(Context(scope, principal, now), str(case["text"]),
-                                timezone=zone_name, now=now,
+                                timezone=zone_name, now=now, tenant=settings,
                                 history=[str(t) for t in case.get("history") or ()])
         expected = [expected_of(m, anchor, zone) for m in case["mentions"] or ()]
         cases.append({"id": case.get("id"), "text": case["text"],
