@@ -26,6 +26,7 @@ from opsgraph.bench import (
     overhead,
     profiling,
     ranking,
+    resolving,
     scale,
 )
 from opsgraph.bench.drive import timed_run
@@ -52,11 +53,13 @@ class BenchConfig:
     import_repeats: int = 3
     scale: float = 0.1  # of the large tenant (store.seed.LARGE); OPSGRAPH_BENCH_SCALE overrides
     scale_repeats: int = 15
+    resolver_repeats: int = 5
 
 
 QUICK = BenchConfig(latency_ms=20, runs=1, supervisor_runs=1, cpu_requests=1,
                     profile_requests=1, burst_size=4, burst_latency_ms=5, ranker_requests=5,
-                    import_repeats=1, scale=0.005, scale_repeats=1)
+                    import_repeats=1, scale=0.005, scale_repeats=1,
+                    resolver_repeats=1)
 """A tiny configuration with every case in it (the smoke test)."""
 
 
@@ -140,6 +143,7 @@ def _store_cases(run: _Run, env: BenchEnv, config: BenchConfig) -> None:
     run.rows("case 9: cold start", lambda: coldstart.coldstart_rows(env, config.import_repeats))
     run.rows("case 10: large tenant", lambda: scale.scale_rows(env, config.scale,
                                                                config.scale_repeats))
+    run.rows("case 11: resolver", lambda: resolving.resolver_rows(env, config.resolver_repeats))
 
 
 def run_suite(config: BenchConfig = BenchConfig(), progress: Progress | None = None) -> Report:
