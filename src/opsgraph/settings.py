@@ -71,10 +71,15 @@ class Settings:
     current one; their tokens verify (by `kid`) until they expire. Rotation: move the current
     secret here and set a new `OPSGRAPH_TOKEN_SECRET`."""
     tenant_runs: int = 8
-    """`OPSGRAPH_TENANT_RUNS`: runs one tenant may have in flight at once in this process;
-    one more is answered 429 with `Retry-After`."""
+    """`OPSGRAPH_TENANT_RUNS`: runs one tenant may have in flight at once, across every
+    process on the store; one more is answered 429 with `Retry-After`."""
     user_runs: int = 2
-    """`OPSGRAPH_USER_RUNS`: runs one user may have in flight at once in this process."""
+    """`OPSGRAPH_USER_RUNS`: runs one user may have in flight at once, across every process
+    on the store."""
+    run_slot_lease_s: float = 30.0
+    """`OPSGRAPH_RUN_SLOT_LEASE_S`: a run in flight holds its slots (`store.run_slots`) by a
+    lease renewed every third of this; a dead process's slots free up this long after it
+    stopped renewing."""
     tenant_daily_model_calls: int = 5000
     """`OPSGRAPH_TENANT_DAILY_MODEL_CALLS`: model calls one tenant's HTTP runs may make per UTC
     day; once spent, new runs are answered 429 until midnight UTC."""
@@ -193,6 +198,7 @@ def load_settings() -> Settings:
             if s.strip()),
         tenant_runs=int(_positive(env, "OPSGRAPH_TENANT_RUNS", 8)),
         user_runs=int(_positive(env, "OPSGRAPH_USER_RUNS", 2)),
+        run_slot_lease_s=_positive(env, "OPSGRAPH_RUN_SLOT_LEASE_S", 30.0),
         tenant_daily_model_calls=int(_positive(env, "OPSGRAPH_TENANT_DAILY_MODEL_CALLS", 5000)),
         model_set=bool(env.get("OPSGRAPH_MODEL", "").strip()),
         light_model_set=bool(env.get("OPSGRAPH_LIGHT_MODEL", "").strip()),

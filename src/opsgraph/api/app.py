@@ -77,11 +77,17 @@ async def runs(request: Request) -> Response:
     if body.thread_id is not None:
         await run_in_threadpool(_require_thread, principal, body.thread_id)
     await run_in_threadpool(check_budget, principal)
-    RUN_SLOTS.take(principal)  # given back by `metered` when the stream ends
-    # demo mode: an example request runs on its own scripted model (None otherwise)
-    model = await run_in_threadpool(script_for, principal, body.message)
-    events = metered(stream_run(principal, body.message, thread_id=body.thread_id,
-                                model=model), principal, slot=True)
+    # a slot in the store (one round trip or two): given back by `metered` when the
+    # stream ends, or here if the run never starts
+    await run_in_threadpool(RUN_SLOTS.take, principal)
+    try:
+        # demo mode: an example request runs on its own scripted model (None otherwise)
+        model = await run_in_threadpool(script_for, principal, body.message)
+        events = metered(stream_run(principal, body.message, thread_id=body.thread_id,
+                                    model=model), principal, slot=True)
+    except BaseException:
+        RUN_SLOTS.give_back(principal)
+        raise
     first, rest = await prime(events)
     return event_stream(first, rest)
 
