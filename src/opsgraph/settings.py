@@ -93,6 +93,16 @@ class Settings:
     """`OPSGRAPH_LOCAL_MODEL_URLS`: OpenAI-compatible servers on this machine that
     auto-selection asks for their models (comma-separated base URLs; `off` asks none). Default:
     Ollama's and the llama.cpp server's usual addresses. Never asked on Lambda."""
+    log_format: str = "text"
+    """`OPSGRAPH_LOG_FORMAT`: `text` (readable; the default locally) or `json` (one JSON
+    object a line with tenant, thread, run and request ids; the default on Lambda)."""
+    log_level: str = "INFO"
+    """`OPSGRAPH_LOG_LEVEL`: the least severe level written (`DEBUG`, `INFO`, `WARNING`,
+    `ERROR`; default `INFO`)."""
+    metrics: bool = False
+    """`OPSGRAPH_METRICS`: `on` writes CloudWatch embedded-metric lines to stdout (run
+    latency and outcome, model latency and throttles, 429s, lost leases, waiting cards);
+    default on on Lambda, off locally."""
     few_shot: bool = True
     """`OPSGRAPH_FEW_SHOT`: `on` (default) or `off`. Off, the nightly few-shot promotion
     promotes nothing and prompts get no worked examples, for every tenant (a tenant turns
@@ -172,9 +182,23 @@ def _switch(env: Mapping[str, str], name: str, default: bool) -> bool:
     return raw in ("on", "true", "1")
 
 
+LOG_FORMATS = ("text", "json")
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+
+
+def _choice(env: Mapping[str, str], name: str, allowed: tuple[str, ...], default: str,
+            fold: bool = True) -> str:
+    raw = env.get(name, "").strip()
+    value = (raw.lower() if fold else raw.upper()) or default
+    if value not in allowed:
+        raise ConfigurationError(f"{name}: must be one of {', '.join(allowed)}, got {raw!r}")
+    return value
+
+
 def load_settings() -> Settings:
     """Read the environment now (tests call this after changing it)."""
     env = os.environ
+    on_lambda = bool(env.get("AWS_LAMBDA_FUNCTION_NAME"))
     home = Path(env.get("OPSGRAPH_HOME") or Path.home() / ".local/share/opsgraph").expanduser()
     return Settings(
         mongodb_uri=_mongodb_uri(env),
@@ -204,6 +228,10 @@ def load_settings() -> Settings:
         light_model_set=bool(env.get("OPSGRAPH_LIGHT_MODEL", "").strip()),
         local_model_urls=_local_model_urls(env.get("OPSGRAPH_LOCAL_MODEL_URLS")),
         few_shot=_switch(env, "OPSGRAPH_FEW_SHOT", True),
+        log_format=_choice(env, "OPSGRAPH_LOG_FORMAT", LOG_FORMATS,
+                           "json" if on_lambda else "text"),
+        log_level=_choice(env, "OPSGRAPH_LOG_LEVEL", LOG_LEVELS, "INFO", fold=False),
+        metrics=_switch(env, "OPSGRAPH_METRICS", on_lambda),
     )
 
 

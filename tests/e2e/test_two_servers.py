@@ -77,7 +77,9 @@ def refused(server: AppServer, user: str, mentions: str) -> None:
 def test_runs_in_flight_and_the_daily_budget_hold_across_two_servers(
         pair: list[AppServer], demo_db: Any) -> None:
     a, b = pair
-    a.write_script(slow_hours(delay_ms=6000))
+    # the runs' last turns take 30 s: they are still in flight while the test asks for more
+    # (a first run on a fresh server also loads the graph and the ranker)
+    a.write_script(slow_hours(delay_ms=30_000))
     with ExitStack() as stack:
         held = [started(stack, a, "ana"), started(stack, b, "ana")]
         # ana's two runs are one on each server: a third is refused by either

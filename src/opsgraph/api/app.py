@@ -245,6 +245,9 @@ def create_app(*, check_registry: bool = True) -> Starlette:
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        from opsgraph.telemetry.logs import configure_logging
+
+        configure_logging()  # text locally, JSON on Lambda (OPSGRAPH_LOG_FORMAT)
         if check_registry:
             from opsgraph.models.overrides import allowed_models
             from opsgraph.registry.loader import get_registry

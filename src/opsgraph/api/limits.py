@@ -106,7 +106,7 @@ def check_budget(principal: Principal) -> None:
     spent = int(doc.get("model_calls", 0)) if doc else 0
     if spent >= budget:
         raise TooManyRequests(f"tenant {principal.tenant_id!r} has used its {budget:,} model "
-                              "calls for today (UTC)", retry_after_s=left_s)
+                              "calls for today (UTC)", retry_after_s=left_s, limit="budget")
 
 
 def record_model_calls(principal: Principal, calls: int) -> None:

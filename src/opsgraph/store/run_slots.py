@@ -76,13 +76,13 @@ def take_slot(principal: Principal) -> RunSlot:
     user = _take_one(coll, f"user:{principal.user_id}:", settings.user_runs, owner, fields)
     if user is None:
         raise TooManyRequests(f"you have {settings.user_runs} runs in flight; wait for one to "
-                              "finish", retry_after_s=BUSY_RETRY_AFTER_S)
+                              "finish", retry_after_s=BUSY_RETRY_AFTER_S, limit="runs")
     tenant = _take_one(coll, "tenant:", settings.tenant_runs, owner, fields)
     if tenant is None:
         user.release()
         raise TooManyRequests(f"tenant {principal.tenant_id!r} has {settings.tenant_runs} "
                               "runs in flight; try again shortly",
-                              retry_after_s=BUSY_RETRY_AFTER_S)
+                              retry_after_s=BUSY_RETRY_AFTER_S, limit="runs")
     return RunSlot([user, tenant])
 
 
