@@ -27,6 +27,7 @@ from opsgraph.bench import (
     profiling,
     ranking,
     scale,
+    stored_events,
 )
 from opsgraph.bench.drive import timed_run
 from opsgraph.bench.environment import BenchEnv, bench_environment
@@ -138,6 +139,7 @@ def _store_cases(run: _Run, env: BenchEnv, config: BenchConfig) -> None:
              lambda: burst.burst_rows(env, config.burst_size, config.burst_latency_ms))
     run.rows("case 8: ranker", lambda: [ranking.ranker_row(config.ranker_requests)])
     run.rows("case 9: cold start", lambda: coldstart.coldstart_rows(env, config.import_repeats))
+    run.rows("case 11: stored events", lambda: [stored_events.stored_events_row(env)])
     run.rows("case 10: large tenant", lambda: scale.scale_rows(env, config.scale,
                                                                config.scale_repeats))
 
