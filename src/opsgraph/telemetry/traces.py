@@ -1,12 +1,14 @@
 """Spans through the OpenTelemetry API: request → run → node → task → model call / tool
 → store. The API alone records nothing (no SDK, no exporter: every span is a no-op, at
 the cost of a function call); on Lambda the ADOT layer installs the SDK and exports them
-to X-Ray. The API is imported on the first span, never on `/health`'s path.
+to X-Ray. The API is imported on the first span, never on `/health`'s path, and not at
+all without an SDK.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,7 +20,11 @@ TRACER = "opsgraph"
 @contextlib.contextmanager
 def span(name: str, **attributes: Any) -> Iterator[Any]:
     """A span named `name` around the block, with `attributes` and the ids of `context`;
-    an exception is recorded on it and raised on."""
+    an exception is recorded on it and raised on. Without an SDK the block just runs: the
+    API would record nothing, and the run's hot path pays nothing for it."""
+    if not sdk_installed():
+        yield None
+        return
     from opentelemetry import trace
 
     attrs: dict[str, str | int | float | bool] = {f"opsgraph.{k}": v
@@ -29,12 +35,16 @@ def span(name: str, **attributes: Any) -> Iterator[Any]:
         yield current
 
 
+@functools.cache
 def sdk_installed() -> bool:
-    """Whether an OpenTelemetry SDK is importable (the ADOT layer on Lambda): without one
-    every span is a no-op, and the store's command spans are not worth a listener."""
+    """Whether an OpenTelemetry SDK is importable (ADOT on Lambda), looked up once: without
+    one every span is a no-op, and the store's command spans are not worth a listener."""
     import importlib.util
 
-    return importlib.util.find_spec("opentelemetry.sdk") is not None
+    try:
+        return importlib.util.find_spec("opentelemetry.sdk") is not None
+    except ModuleNotFoundError:  # no opentelemetry package at all
+        return False
 
 
 def store_listeners() -> list[Any]:
