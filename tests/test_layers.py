@@ -24,6 +24,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     (PACKAGE, "errors"),
     ("secrets",),  # read by settings when a deployment names its secrets by ARN
     ("settings", "faults"),
+    ("telemetry",),  # logs, metrics, traces: read settings, used from the store up
     ("principal",),
     ("gates", "auth"),
     ("store",),

@@ -19,6 +19,7 @@ def prepare_store(db: Database[dict[str, Any]] | None = None) -> Database[dict[s
     from opsgraph.harness.versions import ensure_indexes as harness_indexes
     from opsgraph.store.client import get_db
     from opsgraph.store.indexes import ensure_indexes as domain_indexes
+    from opsgraph.store.run_slots import ensure_indexes as run_slot_indexes
 
     db = db if db is not None else get_db()
     with _lock:
@@ -28,6 +29,7 @@ def prepare_store(db: Database[dict[str, Any]] | None = None) -> Database[dict[s
             thread_indexes(db)
             thread_log_indexes(db)
             harness_indexes(db)
+            run_slot_indexes(db)
             _done.add(db.name)
     return db
 

@@ -63,7 +63,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # uvicorn re-raises SIGTERM after its graceful shutdown; exiting through SystemExit
     # instead lets atexit stop the embedded store this process started.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    uvicorn.run("opsgraph.api.app:app", host=args.host, port=args.port, log_level="info")
+    # the app writes the access lines itself, with their request ids (opsgraph.telemetry)
+    uvicorn.run("opsgraph.api.app:app", host=args.host, port=args.port, log_level="info",
+                access_log=False)
     return 0
 
 

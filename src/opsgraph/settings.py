@@ -72,10 +72,15 @@ class Settings:
     current one; their tokens verify (by `kid`) until they expire. Rotation: move the current
     secret here and set a new `OPSGRAPH_TOKEN_SECRET`."""
     tenant_runs: int = 8
-    """`OPSGRAPH_TENANT_RUNS`: runs one tenant may have in flight at once in this process;
-    one more is answered 429 with `Retry-After`."""
+    """`OPSGRAPH_TENANT_RUNS`: runs one tenant may have in flight at once, across every
+    process on the store; one more is answered 429 with `Retry-After`."""
     user_runs: int = 2
-    """`OPSGRAPH_USER_RUNS`: runs one user may have in flight at once in this process."""
+    """`OPSGRAPH_USER_RUNS`: runs one user may have in flight at once, across every process
+    on the store."""
+    run_slot_lease_s: float = 30.0
+    """`OPSGRAPH_RUN_SLOT_LEASE_S`: a run in flight holds its slots (`store.run_slots`) by a
+    lease renewed every third of this; a dead process's slots free up this long after it
+    stopped renewing."""
     tenant_daily_model_calls: int = 5000
     """`OPSGRAPH_TENANT_DAILY_MODEL_CALLS`: model calls one tenant's HTTP runs may make per UTC
     day; once spent, new runs are answered 429 until midnight UTC."""
@@ -89,6 +94,16 @@ class Settings:
     """`OPSGRAPH_LOCAL_MODEL_URLS`: OpenAI-compatible servers on this machine that
     auto-selection asks for their models (comma-separated base URLs; `off` asks none). Default:
     Ollama's and the llama.cpp server's usual addresses. Never asked on Lambda."""
+    log_format: str = "text"
+    """`OPSGRAPH_LOG_FORMAT`: `text` (readable; the default locally) or `json` (one JSON
+    object a line with tenant, thread, run and request ids; the default on Lambda)."""
+    log_level: str = "INFO"
+    """`OPSGRAPH_LOG_LEVEL`: the least severe level written (`DEBUG`, `INFO`, `WARNING`,
+    `ERROR`; default `INFO`)."""
+    metrics: bool = False
+    """`OPSGRAPH_METRICS`: `on` writes CloudWatch embedded-metric lines to stdout (run
+    latency and outcome, model latency and throttles, 429s, lost leases, waiting cards);
+    default on on Lambda, off locally."""
     few_shot: bool = True
     """`OPSGRAPH_FEW_SHOT`: `on` (default) or `off`. Off, the nightly few-shot promotion
     promotes nothing and prompts get no worked examples, for every tenant (a tenant turns
@@ -168,9 +183,23 @@ def _switch(env: Mapping[str, str], name: str, default: bool) -> bool:
     return raw in ("on", "true", "1")
 
 
+LOG_FORMATS = ("text", "json")
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+
+
+def _choice(env: Mapping[str, str], name: str, allowed: tuple[str, ...], default: str,
+            fold: bool = True) -> str:
+    raw = env.get(name, "").strip()
+    value = (raw.lower() if fold else raw.upper()) or default
+    if value not in allowed:
+        raise ConfigurationError(f"{name}: must be one of {', '.join(allowed)}, got {raw!r}")
+    return value
+
+
 def load_settings() -> Settings:
     """Read the environment now (tests call this after changing it)."""
     env = os.environ
+    on_lambda = bool(env.get("AWS_LAMBDA_FUNCTION_NAME"))
     home = Path(env.get("OPSGRAPH_HOME") or Path.home() / ".local/share/opsgraph").expanduser()
     return Settings(
         mongodb_uri=_mongodb_uri(env),
@@ -194,11 +223,16 @@ def load_settings() -> Settings:
             if s.strip()),
         tenant_runs=int(_positive(env, "OPSGRAPH_TENANT_RUNS", 8)),
         user_runs=int(_positive(env, "OPSGRAPH_USER_RUNS", 2)),
+        run_slot_lease_s=_positive(env, "OPSGRAPH_RUN_SLOT_LEASE_S", 30.0),
         tenant_daily_model_calls=int(_positive(env, "OPSGRAPH_TENANT_DAILY_MODEL_CALLS", 5000)),
         model_set=bool(env.get("OPSGRAPH_MODEL", "").strip()),
         light_model_set=bool(env.get("OPSGRAPH_LIGHT_MODEL", "").strip()),
         local_model_urls=_local_model_urls(env.get("OPSGRAPH_LOCAL_MODEL_URLS")),
         few_shot=_switch(env, "OPSGRAPH_FEW_SHOT", True),
+        log_format=_choice(env, "OPSGRAPH_LOG_FORMAT", LOG_FORMATS,
+                           "json" if on_lambda else "text"),
+        log_level=_choice(env, "OPSGRAPH_LOG_LEVEL", LOG_LEVELS, "INFO", fold=False),
+        metrics=_switch(env, "OPSGRAPH_METRICS", on_lambda),
     )
 
 

@@ -15,7 +15,7 @@ import pytest
 from opsgraph.bench import QUICK, Report, run_suite
 from opsgraph.bench.report import format_json, format_table
 
-CASES = {"1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11"}
+CASES = {"1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"}
 
 
 @pytest.fixture(scope="module")

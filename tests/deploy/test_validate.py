@@ -76,14 +76,16 @@ def test_secrets_come_from_secrets_manager_only(transformed: dict[str, Any]) -> 
 
 
 def test_no_role_reaches_beyond_its_resources(transformed: dict[str, Any]) -> None:
-    """Only Lambda's basic logging policy is AWS-managed; every statement of ours names
-    its resources."""
+    """Only Lambda's basic logging policy and X-Ray's write-only one (tracing; X-Ray's
+    actions name no resources) are AWS-managed; every statement of ours names its
+    resources."""
     for name, resource in transformed["Resources"].items():
         props = resource["Properties"]
         if resource["Type"] == "AWS::IAM::Role":
             managed = [a for a in props["ManagedPolicyArns"] if isinstance(a, str)]
-            assert managed == ["arn:aws:iam::aws:policy/service-role/"
-                               "AWSLambdaBasicExecutionRole"], name
+            assert sorted(managed) == [
+                "arn:aws:iam::aws:policy/AWSXrayWriteOnlyAccess",
+                "arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole"], name
         if resource["Type"] == "AWS::IAM::ManagedPolicy":
             for statement in props["PolicyDocument"]["Statement"]:
                 assert "*" not in json.dumps(statement["Action"]), name
@@ -101,3 +103,46 @@ def test_schedules_name_jobs_and_the_model_defaults_are_the_apps() -> None:
     params = template["Parameters"]
     assert f"bedrock:{params['DefaultModelId']['Default']}" == DEFAULT_MODEL
     assert f"bedrock:{params['LightModelId']['Default']}" == DEFAULT_LIGHT_MODEL
+
+
+def _of_type(template: dict[str, Any], kind: str) -> dict[str, dict[str, Any]]:
+    return {name: r["Properties"] for name, r in template["Resources"].items()
+            if r["Type"] == kind}
+
+
+def test_both_functions_trace_and_log_to_groups_with_a_retention(
+        transformed: dict[str, Any]) -> None:
+    functions = _functions(transformed)
+    groups = _of_type(transformed, "AWS::Logs::LogGroup")
+    assert set(functions) == {"ApiFunction", "EventsFunction"}
+    for props in functions.values():
+        assert props["TracingConfig"] == {"Mode": "Active"}
+        group = props["LoggingConfig"]["LogGroup"]["Ref"]
+        assert groups[group]["RetentionInDays"] == {"Ref": "LogRetentionDays"}
+        assert props["Environment"]["Variables"]["OPSGRAPH_LOG_FORMAT"] == "json"
+
+
+def test_the_alarms_watch_the_dead_letters_errors_throttles_and_waiting_cards(
+        transformed: dict[str, Any]) -> None:
+    alarms = _of_type(transformed, "AWS::CloudWatch::Alarm")
+    watched = {(a.get("Namespace"), a.get("MetricName")) for a in alarms.values()}
+    assert {("AWS/SQS", "ApproximateNumberOfMessagesVisible"), ("AWS/Lambda", "Throttles"),
+            ("opsgraph", "ModelThrottles"), ("opsgraph", "OldestCardAgeSeconds")} <= watched
+    rate = next(a for a in alarms.values() if "Metrics" in a)
+    assert {m["MetricStat"]["Metric"]["MetricName"] for m in rate["Metrics"]
+            if "MetricStat" in m} == {"Errors", "Invocations"}
+    dlq = next(a for a in alarms.values() if a.get("Namespace") == "AWS/SQS")
+    assert dlq["Dimensions"][0]["Value"] == {
+        "Fn::GetAtt": ["InboundEmailDeadLetterQueue", "QueueName"]}
+    for alarm in alarms.values():
+        assert alarm["AlarmActions"] == [{"Ref": "AlarmTopic"}]
+        assert alarm["TreatMissingData"] == "notBreaching"
+
+
+def test_the_app_writes_the_metrics_the_alarms_read() -> None:
+    from opsgraph.telemetry import metrics
+
+    table = metrics.__doc__ or ""
+    for name in ("ModelThrottles", "OldestCardAgeSeconds"):
+        assert f"`{name}`" in table
+    assert metrics.NAMESPACE == "opsgraph"

@@ -85,11 +85,17 @@ async def runs(request: Request) -> Response:
     if body.thread_id is not None:
         await run_in_threadpool(_require_thread, principal, body.thread_id)
     await run_in_threadpool(check_budget, principal)
-    RUN_SLOTS.take(principal)  # given back by `metered` when the stream ends
-    # demo mode: an example request runs on its own scripted model (None otherwise)
-    model = await run_in_threadpool(script_for, principal, body.message)
-    events = metered(stream_run(principal, body.message, thread_id=body.thread_id,
-                                model=model), principal, slot=True)
+    # a slot in the store (one round trip or two): given back by `metered` when the
+    # stream ends, or here if the run never starts
+    await run_in_threadpool(RUN_SLOTS.take, principal)
+    try:
+        # demo mode: an example request runs on its own scripted model (None otherwise)
+        model = await run_in_threadpool(script_for, principal, body.message)
+        events = metered(stream_run(principal, body.message, thread_id=body.thread_id,
+                                    model=model), principal, slot=True)
+    except BaseException:
+        RUN_SLOTS.give_back(principal)
+        raise
     first, rest = await prime(events)
     return event_stream(first, rest)
 
@@ -271,6 +277,9 @@ def create_app(*, check_registry: bool = True) -> Starlette:
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        from opsgraph.telemetry.logs import configure_logging
+
+        configure_logging()  # text locally, JSON on Lambda (OPSGRAPH_LOG_FORMAT)
         if check_registry:
             from opsgraph.models.overrides import allowed_models
             from opsgraph.registry.loader import get_registry

@@ -34,6 +34,10 @@ def error_body(exc: OpsgraphError) -> dict[str, Any]:
 
 def error_response(exc: OpsgraphError) -> JSONResponse:
     """The response for `exc`: its status, its body, `Retry-After` for a 429."""
-    headers = ({"Retry-After": str(exc.retry_after_s)} if isinstance(exc, TooManyRequests)
-               else None)
+    headers = None
+    if isinstance(exc, TooManyRequests):
+        from opsgraph.telemetry import metrics
+
+        headers = {"Retry-After": str(exc.retry_after_s)}
+        metrics.count("TooManyRequests", {"Limit": str(exc.detail.get("limit", "other"))})
     return JSONResponse(error_body(exc), status_code=exc.status, headers=headers)

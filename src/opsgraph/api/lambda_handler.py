@@ -15,6 +15,7 @@ from mangum import Mangum
 from opsgraph.api.app import app
 from opsgraph.api.lambda_events import handle_event
 from opsgraph.errors import OpsgraphError
+from opsgraph.telemetry.logs import configure_logging
 
 _http = Mangum(app, lifespan="off")
 
@@ -26,6 +27,7 @@ def _is_http(event: dict[str, Any]) -> bool:
 
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     """Route one Lambda invocation."""
+    configure_logging()  # once per process: JSON on Lambda (OPSGRAPH_LOG_FORMAT)
     if _is_http(event):
         response: dict[str, Any] = _http(event, context)
         return response

@@ -2,18 +2,17 @@
 `message` over 8,000 characters is 400 before any model call; runs in flight per tenant and
 per user, and a tenant's model calls per UTC day, are 429 with `Retry-After`.
 
-Runs in flight are counted per process (`OPSGRAPH_TENANT_RUNS`, `OPSGRAPH_USER_RUNS`): a
-slot is taken before the run starts and given back when its event stream ends, whatever
-ends it. The daily budget (`OPSGRAPH_TENANT_DAILY_MODEL_CALLS`) is counted in the store,
-one document per tenant and UTC day, so every process sees the same figure; a run that
-starts under the budget finishes even if it ends above it.
+Runs in flight are counted in the store, across every process on it
+(`OPSGRAPH_TENANT_RUNS`, `OPSGRAPH_USER_RUNS`; `store.run_slots`): a slot is taken before
+the run starts and given back when its event stream ends, whatever ends it; a dead
+process's slots lapse. The daily budget (`OPSGRAPH_TENANT_DAILY_MODEL_CALLS`) is counted
+in the store too, one document per tenant and UTC day, so every process sees the same
+figure; a run that starts under the budget finishes even if it ends above it.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
-from collections import Counter
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
@@ -25,6 +24,7 @@ from opsgraph.api.lambda_events import INTERNAL_EVENT
 from opsgraph.errors import BadInput, PayloadTooLarge, TooManyRequests
 from opsgraph.principal import Principal
 from opsgraph.settings import get_settings
+from opsgraph.store.run_slots import RunSlots
 
 if TYPE_CHECKING:
     from opsgraph.engine.events import Event
@@ -34,8 +34,6 @@ MAX_BODY_BYTES = 1 << 20
 LAMBDA_PAYLOAD_BYTES = 6 * (1 << 20)
 """What Lambda itself accepts in one synchronous invocation: the bound of an AWS event."""
 MAX_MESSAGE_CHARS = 8_000
-BUSY_RETRY_AFTER_S = 5
-"""What a 429 for runs in flight suggests: a short wait, runs are seconds long."""
 MODEL_BUDGET = "model_budget"
 """Collection: `{_id: "<tenant>:<YYYY-MM-DD>", tenant_id, day, model_calls}`."""
 
@@ -86,42 +84,8 @@ class BodyCap:
         await self.app(scope, counted, send)
 
 
-class RunSlots:
-    """Runs in flight in this process, per tenant and per user."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._tenants: Counter[str] = Counter()
-        self._users: Counter[tuple[str, str]] = Counter()
-
-    def take(self, principal: Principal) -> None:
-        """Count one more run for the caller, or TooManyRequests."""
-        settings = get_settings()
-        user = (principal.tenant_id, principal.user_id)
-        with self._lock:
-            if self._users[user] >= settings.user_runs:
-                raise TooManyRequests(f"you have {settings.user_runs} runs in flight; wait for "
-                                      "one to finish", retry_after_s=BUSY_RETRY_AFTER_S)
-            if self._tenants[principal.tenant_id] >= settings.tenant_runs:
-                raise TooManyRequests(f"tenant {principal.tenant_id!r} has "
-                                      f"{settings.tenant_runs} runs in flight; try again "
-                                      "shortly", retry_after_s=BUSY_RETRY_AFTER_S)
-            self._users[user] += 1
-            self._tenants[principal.tenant_id] += 1
-
-    def give_back(self, principal: Principal) -> None:
-        """One run of the caller ended."""
-        user = (principal.tenant_id, principal.user_id)
-        with self._lock:
-            self._users[user] -= 1
-            self._tenants[principal.tenant_id] -= 1
-            if self._users[user] <= 0:
-                del self._users[user]
-            if self._tenants[principal.tenant_id] <= 0:
-                del self._tenants[principal.tenant_id]
-
-
 RUN_SLOTS = RunSlots()
+"""The run slots this process holds (taken in the store)."""
 
 
 def _today() -> tuple[str, int]:
@@ -142,7 +106,7 @@ def check_budget(principal: Principal) -> None:
     spent = int(doc.get("model_calls", 0)) if doc else 0
     if spent >= budget:
         raise TooManyRequests(f"tenant {principal.tenant_id!r} has used its {budget:,} model "
-                              "calls for today (UTC)", retry_after_s=left_s)
+                              "calls for today (UTC)", retry_after_s=left_s, limit="budget")
 
 
 def record_model_calls(principal: Principal, calls: int) -> None:
@@ -160,7 +124,10 @@ def record_model_calls(principal: Principal, calls: int) -> None:
 def metered(events: Iterator[Event], principal: Principal, *,
             slot: bool) -> Iterator[Event]:
     """`events`, counting the run's model calls toward the budget and (with `slot`) giving
-    the caller's run slot back when the stream ends, however it ends."""
+    the caller's run slot back when the stream ends, however it ends. Both happen before
+    `run_finished` goes out, so a caller who sends the next run on seeing it finds the
+    place free and the calls counted."""
+    holding = slot
     try:
         for event in events:
             if event.event == "run_finished":
@@ -169,7 +136,10 @@ def metered(events: Iterator[Event], principal: Principal, *,
                     record_model_calls(principal, int(usage.get("model_calls", 0)))
                 except Exception:  # counting must not fail a run that did its work
                     log.exception("counting model calls of tenant %s", principal.tenant_id)
+                if holding:
+                    holding = False
+                    RUN_SLOTS.give_back(principal)
             yield event
     finally:
-        if slot:
+        if holding:
             RUN_SLOTS.give_back(principal)

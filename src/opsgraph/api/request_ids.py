@@ -1,31 +1,38 @@
 """A request id per HTTP request: in the response's `X-Request-Id` header, in every error
-body a client sees, and in the log lines written about the request.
+body a client sees, and in the log lines written about the request — its access line
+(`opsgraph.access`: method, path, status, milliseconds) included.
 
 A caller may send its own `X-Request-Id` (letters, digits, `.`, `_`, `-`; up to 64); anything
 else gets a fresh one. Code running for the request (its threads included) reads it with
-`current_request_id()`.
+`current_request_id()`; the log handler puts it on every line (`opsgraph.telemetry`).
 """
 
 from __future__ import annotations
 
+import logging
 import re
+import time
 import uuid
-from contextvars import ContextVar
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from opsgraph.telemetry import context
+
 HEADER = "x-request-id"
 _SAFE = re.compile(r"[A-Za-z0-9._-]{1,64}")
-_current: ContextVar[str | None] = ContextVar("opsgraph_request_id", default=None)
+access_log = logging.getLogger("opsgraph.access")
+UNTRACED = frozenset({"/health"})
+"""Paths without a span: the readiness check imports nothing it does not need."""
 
 
 def current_request_id() -> str | None:
     """The id of the request being served, None outside a request."""
-    return _current.get()
+    return context.request_id()
 
 
 class RequestIds:
-    """ASGI middleware: picks the request id, exposes it, and returns it as a header."""
+    """ASGI middleware: picks the request id, exposes it, returns it as a header, and
+    writes the request's access line when its response ends."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -36,14 +43,31 @@ class RequestIds:
             return
         sent = dict(scope["headers"]).get(HEADER.encode(), b"").decode("latin-1")
         request_id = sent if _SAFE.fullmatch(sent) else uuid.uuid4().hex
-        _current.set(request_id)
+        context.set_request_id(request_id)
         scope.setdefault("state", {})["request_id"] = request_id
+        started = time.perf_counter()
+        status = 500  # what the server answers if the app fails before a response
 
         async def send_with_id(message: Message) -> None:
+            nonlocal status
             if message["type"] == "http.response.start":
+                status = int(message["status"])
                 message.setdefault("headers", [])
                 message["headers"] = [*message["headers"],
                                       (HEADER.encode(), request_id.encode())]
             await send(message)
 
-        await self.app(scope, receive, send_with_id)
+        try:
+            if scope.get("path") in UNTRACED:
+                await self.app(scope, receive, send_with_id)
+            else:
+                from opsgraph.telemetry.traces import span
+
+                with span("request", method=str(scope.get("method")),
+                          path=str(scope.get("path"))):
+                    await self.app(scope, receive, send_with_id)
+        finally:
+            access_log.info("%s %s", scope.get("method"), scope.get("path"),
+                            extra={"method": scope.get("method"), "path": scope.get("path"),
+                                   "status": status,
+                                   "ms": round((time.perf_counter() - started) * 1000, 1)})

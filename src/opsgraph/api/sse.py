@@ -9,6 +9,7 @@ thread's log).
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import queue
 import threading
@@ -31,7 +32,10 @@ class RunStream:
     def __init__(self, events: Iterator[Event]) -> None:
         self._events = events
         self._queue: queue.Queue[Any] = queue.Queue()
-        self._thread = threading.Thread(target=self._produce, daemon=True,
+        # the run's thread works in a copy of the request's context: its log lines carry
+        # the request id
+        self._thread = threading.Thread(target=contextvars.copy_context().run,
+                                        args=(self._produce,), daemon=True,
                                         name="opsgraph-run")
 
     def _produce(self) -> None:

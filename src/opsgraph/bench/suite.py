@@ -28,6 +28,7 @@ from opsgraph.bench import (
     ranking,
     resolving,
     scale,
+    stored_events,
 )
 from opsgraph.bench.drive import timed_run
 from opsgraph.bench.environment import BenchEnv, bench_environment
@@ -144,6 +145,7 @@ def _store_cases(run: _Run, env: BenchEnv, config: BenchConfig) -> None:
     run.rows("case 10: large tenant", lambda: scale.scale_rows(env, config.scale,
                                                                config.scale_repeats))
     run.rows("case 11: resolver", lambda: resolving.resolver_rows(env, config.resolver_repeats))
+    run.rows("case 12: stored events", lambda: [stored_events.stored_events_row(env)])
 
 
 def run_suite(config: BenchConfig = BenchConfig(), progress: Progress | None = None) -> Report:

@@ -126,6 +126,9 @@ def _watched(events: Iterator[Event], scope: TenantScope, change_id: str,
                             "%s", scope.tenant_id, thread_id, change_id,
                             event.data.get("status"), errors)
                 failures.append(failure)
+                from opsgraph.telemetry import metrics
+
+                metrics.count("ResumeFailed", thread_id=thread_id, change_id=change_id)
             yield event
     except NotWaiting:
         raise

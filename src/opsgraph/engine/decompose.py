@@ -75,10 +75,13 @@ def _first_sentence(text: str) -> str:
 
 def candidate_capabilities(request: str, registry: Registry) -> dict[str, str]:
     """`domain.verb` → what it does, for the agents the ranker finds for `request`."""
+    from opsgraph.knowledge.embeddings import get_embedder
     from opsgraph.registry.matrix import route
     from opsgraph.registry.ranker import rank_agents
 
     clauses = [c for c in _CLAUSES.split(request) if len(c.split()) >= 2]
+    if len(clauses) > 1:  # the request and its clauses in one embedding call
+        get_embedder().embed_queries([request, *clauses])
     ranked = list(rank_agents(request, top_k=CANDIDATE_AGENTS))
     if len(clauses) > 1:
         for clause in clauses:
@@ -203,11 +206,26 @@ def choose_agent(ctx: RunContext, domain: str, verb: str, instruction: str) -> s
     return chosen[0] if chosen else None
 
 
+def _embed_instructions(plan: TaskPlan) -> None:
+    """The instructions `choose_agent` will rank (their capability has several agents), in
+    one embedding call rather than one each."""
+    from opsgraph.knowledge.embeddings import get_embedder
+    from opsgraph.registry.loader import get_registry
+    from opsgraph.registry.matrix import capability_matrix
+
+    matrix = capability_matrix(get_registry())
+    ranked = [t.instruction for t in plan.tasks
+              if len(matrix.agents_for(t.domain, t.operation)) > 1]
+    if len(ranked) > 1:
+        get_embedder().embed_queries(ranked)
+
+
 def decompose(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Plan the request and route every task to an agent."""
     ctx = runtime.context
     ctx.step("decompose")
     plan = make_plan(ctx, state.request, state.history)
+    _embed_instructions(plan)
     tasks = [task.model_copy(update={
         "agent": choose_agent(ctx, task.domain, task.operation, task.instruction)})
         for task in plan.tasks]

@@ -25,6 +25,7 @@ from opsgraph.engine.state import RunState, TaskResult, TaskStatus, state_update
 from opsgraph.engine.synthesise import collect_sources, status_lines
 from opsgraph.errors import RunAborted
 from opsgraph.gates import decide
+from opsgraph.telemetry.traces import span
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +101,8 @@ def run_subtask(task: PlannedTask, deps: dict[str, Future[dict[str, Any]]],
     ctx = get_runtime(RunContext).context
     dep_results = _wait_dependencies(deps, after)
     ctx.check_lease(f"task {task.id}")  # `execute` read the lease in the store as it began
-    result = _run(ctx, task, dep_results)
+    with span("task", task_id=task.id, agent=task.agent or ""):
+        result = _run(ctx, task, dep_results)
     get_stream_writer()({"event": "task_finished", "data": {
         "task_id": task.id, "agent": task.agent, "status": result.status,
         "calls": result.calls}})

@@ -9,10 +9,12 @@ its tenant, thread and change).
 from __future__ import annotations
 
 import logging
+from datetime import UTC, datetime
 from typing import TypedDict
 
 from opsgraph.approvals import expire_due, unexpired_pending
 from opsgraph.approvals.expiry import SWEEP_ACTOR, expired_unresumed
+from opsgraph.approvals.pending import PendingChange
 from opsgraph.engine.approval_flow import close_if_orphaned, notify_runs
 from opsgraph.errors import Conflict
 from opsgraph.principal import Channel, Principal, Role
@@ -39,6 +41,17 @@ def _system(tenant_id: str) -> Principal:
     return Principal(tenant_id, "system", frozenset({Role.ADMIN}), Channel.API)
 
 
+def _cards_waiting(waiting: list[PendingChange]) -> None:
+    """The metric points of the cards still waiting for a decision: how many, and how long
+    the oldest has waited (the alarm on stuck cards reads it)."""
+    from opsgraph.telemetry import metrics
+
+    oldest = min((c.created_at for c in waiting), default=None)
+    age = (datetime.now(UTC) - oldest).total_seconds() if oldest is not None else 0.0
+    metrics.emit({"CardsWaiting": (len(waiting), "Count"),
+                  "OldestCardAgeSeconds": (round(age, 1), "Seconds")})
+
+
 def expire_and_notify() -> ExpiryReport:
     """Expire what is due, resume every run still waiting on an expired change, orphan what
     no run waits for."""
@@ -59,7 +72,9 @@ def expire_and_notify() -> ExpiryReport:
             continue
         report["resumed"] += 1
         report["resume_failed"] += len(failures)
-    for change in unexpired_pending(db):
+    waiting = unexpired_pending(db)
+    _cards_waiting(waiting)
+    for change in waiting:
         system = _system(change.tenant_id)
         try:
             # a run in flight on its thread may still pause on it: not now (wait_s=0)

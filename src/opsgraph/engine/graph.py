@@ -7,11 +7,14 @@ supervisor, or to one agent, when a step asks for it."""
 
 from __future__ import annotations
 
+import functools
 import threading
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.runtime import Runtime
 
 from opsgraph.engine.context import RunContext
 from opsgraph.engine.decompose import decompose
@@ -26,14 +29,29 @@ _lock = threading.Lock()
 _compiled: CompiledStateGraph[Any, Any, Any, Any] | None = None
 
 
+Node = TypeVar("Node", bound=Callable[..., dict[str, Any]])
+
+
+def _traced(name: str, node: Node) -> Node:
+    """`node` inside a span of its own (`telemetry.traces`), child of the run's."""
+    from opsgraph.telemetry.traces import span
+
+    @functools.wraps(node)
+    def run(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+        with span(f"node {name}"):
+            return node(state, runtime)
+
+    return cast(Node, run)
+
+
 def build_graph() -> StateGraph[RunState, RunContext, RunState, RunState]:
     """The graph, uncompiled."""
     graph = StateGraph(RunState, context_schema=RunContext)
-    graph.add_node("harness", harness)
-    graph.add_node("decompose", decompose)
-    graph.add_node("execute", execute)
-    graph.add_node("synthesise", synthesise)
-    graph.add_node("agent", agent_step)
+    graph.add_node("harness", _traced("harness", harness))
+    graph.add_node("decompose", _traced("decompose", decompose))
+    graph.add_node("execute", _traced("execute", execute))
+    graph.add_node("synthesise", _traced("synthesise", synthesise))
+    graph.add_node("agent", _traced("agent", agent_step))
     graph.add_edge(START, "harness")
     graph.add_conditional_edges("harness", route, ["decompose", "agent", END])
     graph.add_edge("decompose", "execute")

@@ -9,6 +9,7 @@ checkpoint instead of calling the model again.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, cast
@@ -22,6 +23,8 @@ from opsgraph.engine.context import RunContext
 from opsgraph.engine.tool_loop import dispatch
 from opsgraph.tools.contract import BoundTool, ToolOutcome
 
+log = logging.getLogger("opsgraph.model_calls")
+
 
 def _metadata(stage: str, task_id: str | None, step_id: str | None = None) -> dict[str, Any]:
     tags: dict[str, Any] = {"opsgraph_stage": stage, "task_id": task_id}
@@ -30,8 +33,50 @@ def _metadata(stage: str, task_id: str | None, step_id: str | None = None) -> di
     return tags
 
 
+THROTTLES = ("throttl", "too many requests", "rate limit", "ratelimit", "429")
+"""Words of a provider's error that say it refused for load, not for the request."""
+
+
 @contextmanager
-def _slot(ctx: RunContext, stage: str, task_id: str | None) -> Iterator[None]:
+def _observed(spec: str, stage: str, task_id: str | None) -> Iterator[dict[str, Any]]:
+    """A model call's span and log line (model, stage, milliseconds, tokens, whether it
+    waited for a slot, was throttled or retried) and its metric points. The block puts the
+    reply under `"reply"` and a wait for a slot under `"queued"`."""
+    import time
+
+    from opsgraph.models.usage import usage_of
+    from opsgraph.telemetry import metrics
+    from opsgraph.telemetry.traces import span
+
+    seen: dict[str, Any] = {}
+    started = time.perf_counter()
+    error: BaseException | None = None
+    try:
+        with span("model call", model=spec, stage=stage, task_id=task_id or ""):
+            yield seen
+    except BaseException as exc:
+        error = exc
+        raise
+    finally:
+        ms = round((time.perf_counter() - started) * 1000, 1)
+        usage = usage_of(seen.get("reply"))
+        meta = getattr(seen.get("reply"), "response_metadata", None) or {}
+        retries = int((meta.get("ResponseMetadata") or {}).get("RetryAttempts") or 0)
+        throttled = error is not None and any(w in f"{type(error).__name__} {error}".lower()
+                                              for w in THROTTLES)
+        fields = {"model": spec, "stage": stage, "task_id": task_id, "ms": ms,
+                  "input_tokens": usage["input"], "output_tokens": usage["output"],
+                  "queued": seen.get("queued", 0), "retries": retries,
+                  "throttled": throttled, "failed": error is not None}
+        log.info("model call", extra={k: v for k, v in fields.items() if v is not None})
+        metrics.emit({"ModelLatency": (ms, "Milliseconds"), "ModelCalls": (1, "Count"),
+                      "ModelThrottles": (int(throttled or retries > 0), "Count")},
+                     stage=stage, model=spec)
+
+
+@contextmanager
+def _slot(ctx: RunContext, stage: str, task_id: str | None,
+          seen: dict[str, Any] | None = None) -> Iterator[None]:
     """The run's lease still holds; then one of the process's model-call slots, queued
     behind runs that started earlier. A call that has to wait says so as a `progress`
     event with its place in the queue."""
@@ -42,6 +87,8 @@ def _slot(ctx: RunContext, stage: str, task_id: str | None) -> Iterator[None]:
     emit = get_stream_writer()
 
     def waiting(position: int) -> None:
+        if seen is not None:
+            seen["queued"] = position
         data: dict[str, Any] = {"stage": "waiting_for_model", "position": position,
                                 "step": stage}
         if task_id:
@@ -73,8 +120,9 @@ def invoke(ctx: RunContext, spec: str, messages: list[BaseMessage], tools: list[
     ctx.usage.spend_call(ctx.call_budget, f"{stage} {task_id or ''}".strip())
     model = _bound(spec, tools, choice)
     where = f"{stage} {task_id or step_id or ''}".strip()
-    with _slot(ctx, stage, task_id or step_id):
-        reply = call_within_budget(ctx, where, lambda: model.invoke(
+    with _observed(spec, stage, task_id or step_id) as seen, \
+            _slot(ctx, stage, task_id or step_id, seen):
+        reply = seen["reply"] = call_within_budget(ctx, where, lambda: model.invoke(
             messages, config={"metadata": _metadata(stage, task_id, step_id)}))
     if not isinstance(reply, AIMessage):
         reply = AIMessage(content=str(getattr(reply, "content", reply)))
@@ -91,9 +139,10 @@ def structured(ctx: RunContext, spec: str, messages: list[BaseMessage],
 
     ctx.usage.spend_call(ctx.call_budget, stage)
     model = get_chat_model(spec).with_structured_output(schema, include_raw=True)
-    with _slot(ctx, stage, None):
+    with _observed(spec, stage, None) as seen, _slot(ctx, stage, None, seen):
         reply = cast(dict[str, Any], call_within_budget(ctx, stage, lambda: model.invoke(
             messages, config={"metadata": _metadata(stage, None)})))
+        seen["reply"] = reply["raw"]
     ctx.usage.add(usage_of(reply["raw"]))
     if reply.get("parsing_error") is not None:
         raise reply["parsing_error"]
@@ -109,15 +158,17 @@ def stream_text(ctx: RunContext, spec: str, messages: list[BaseMessage], *,
     ctx.usage.spend_call(ctx.call_budget, stage)
     model = get_chat_model(spec)
     chunks: list[AIMessageChunk] = []
-    with _slot(ctx, stage, None):
+    with _observed(spec, stage, None) as seen, _slot(ctx, stage, None, seen):
         for chunk in stream_within_budget(ctx, stage, lambda: model.stream(
                 messages, config={"metadata": _metadata(stage, None)})):
             chunks.append(chunk)
             text = chunk.text if isinstance(chunk.text, str) else str(chunk.content)
             if text:
                 yield text
+        if chunks:
+            seen["reply"] = chunks[0] + chunks[1:] if len(chunks) > 1 else chunks[0]
     if chunks:
-        ctx.usage.add(usage_of(chunks[0] + chunks[1:] if len(chunks) > 1 else chunks[0]))
+        ctx.usage.add(usage_of(seen["reply"]))
 
 
 @task

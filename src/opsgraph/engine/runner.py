@@ -8,6 +8,7 @@ open while a manager thinks.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 import uuid
@@ -21,6 +22,7 @@ from langgraph.types import Command, Interrupt
 from opsgraph.engine.context import RunContext
 from opsgraph.engine.events import Event, EventIds
 from opsgraph.engine.memory import Turn, as_turns
+from opsgraph.engine.run_outcome import RunTally, report_run
 from opsgraph.engine.state import RunState, new_message_state
 from opsgraph.engine.thread_log import RunRecord, ThreadLog, spent_before
 from opsgraph.engine.threads import LeasedSaver, thread_lease
@@ -84,6 +86,7 @@ def _drive(ctx: RunContext, graph_input: Any, ids: EventIds, record: RunRecord,
     config = _config(ctx.principal, ctx.thread_id)
     cards: list[dict[str, Any]] = []
     status = "completed"
+    tally, error = RunTally(), None
     try:
         # durability="exit": one checkpoint commit when the run ends or pauses (measured: 17
         # commits → a handful per 8-task run). A process killed mid-run loses that run, and
@@ -97,6 +100,7 @@ def _drive(ctx: RunContext, graph_input: Any, ids: EventIds, record: RunRecord,
                 failed = failed or (chunk["event"] == "task_finished"
                                     and chunk["data"].get("status") == "failed")
                 record.saw(chunk["event"], chunk["data"])
+                tally.saw(chunk["event"], chunk["data"])
                 yield ids.make(chunk["event"], chunk["data"])
             elif "__interrupt__" in chunk:
                 cards = _cards(chunk["__interrupt__"])
@@ -112,17 +116,30 @@ def _drive(ctx: RunContext, graph_input: Any, ids: EventIds, record: RunRecord,
         elif failed:
             status = "completed_with_errors"  # the answer came, but a task broke down
     except OpsgraphError as exc:
-        status = "failed"
+        status, error = "failed", (exc.code, exc.message)
         yield ids.make("error", {"code": exc.code, "message": exc.message})
     except Exception as exc:  # a fault, not bad input: logged in full, reported briefly
         log.exception("run on thread %s failed", ctx.thread_id)
-        status = "failed"
+        status, error = "failed", ("internal", str(exc) or type(exc).__name__)
         yield ids.make("error", {"code": "internal", "message": str(exc) or type(exc).__name__})
     for name, data in before_finish() if before_finish is not None else ():
         yield ids.make(name, data)
     record.finish(status, ctx.usage.calls, ctx.started_at, ctx.spent_calls)
+    tally.cards = len(cards)
+    report_run(ctx, status, tally, error)
     yield ids.make("run_finished", {"thread_id": ctx.thread_id, "status": status,
                                     "usage": ctx.usage.to_json()})
+
+
+@contextlib.contextmanager
+def run_ids(principal: Principal, thread_id: str, run_id: str) -> Iterator[None]:
+    """The run's ids on every log line and span inside, under a span of the run."""
+    from opsgraph.telemetry.context import bound
+    from opsgraph.telemetry.traces import span
+
+    with bound(tenant_id=principal.tenant_id, user_id=principal.user_id,
+               thread_id=thread_id, run_id=run_id), span("run"):
+        yield
 
 
 THREAD_ID = re.compile(r"[A-Za-z0-9_.-]{1,128}")
@@ -185,7 +202,7 @@ def stream_run(principal: Principal, message: str, *, thread_id: str | None = No
     ids = EventIds(ThreadLog(ctx.scope, thread_id))
     ctx.run_id = ids.run_id
     ctx.harness = harness if harness is not None else active_harness(ctx.scope)
-    with thread_lease(ctx.scope, thread_id) as lease:
+    with run_ids(principal, thread_id, ids.run_id), thread_lease(ctx.scope, thread_id) as lease:
         ctx.lease = lease
         if not new_thread:
             _check_thread(principal, thread_id)
@@ -213,7 +230,7 @@ def stream_resume(principal: Principal, thread_id: str, decisions: dict[str, Any
     """
     scope = TenantScope.of(principal)
     ids = EventIds(ThreadLog(scope, thread_id))
-    with thread_lease(scope, thread_id) as lease:
+    with run_ids(principal, thread_id, ids.run_id), thread_lease(scope, thread_id) as lease:
         interrupts, values = thread_state(principal, thread_id)
         # a resumed run keeps its requester and the model it started with
         requester = values.requester.principal() if values and values.requester else principal

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -43,6 +44,8 @@ CLAIM = re.compile(
     re.IGNORECASE)
 NOTHING_FOUND = "I found nothing that answers this request."
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+COALESCE_S = 0.05
+"""Sentences that become whole within this of the last `token` event go out together."""
 
 
 def collect_sources(results: Mapping[str, TaskResult]) -> list[dict[str, Any]]:
@@ -127,18 +130,29 @@ def _findings(results: Mapping[str, TaskResult]) -> list[dict[str, Any]]:
     return rows
 
 
-def _sentences(chunks: Iterable[str]) -> Iterator[str]:
-    """Whole sentences (with their trailing space) out of a stream of text chunks."""
-    buffer = ""
+def sentence_batches(chunks: Iterable[str], window_s: float = COALESCE_S
+                     ) -> Iterator[list[str]]:
+    """Whole sentences (with their trailing space) out of a stream of text chunks, in
+    batches: the first as soon as it is whole, then whatever became whole since, once
+    `window_s` has passed since the last batch (checked as each chunk arrives), and the rest
+    at the end. Each batch is one stored `token` event, so a fast stream is a few events,
+    not one per sentence, and nothing waits longer than the window and a chunk's gap."""
+    buffer, ready = "", []
+    last: float | None = None
     for chunk in chunks:
         buffer += chunk
         parts = _SENTENCE_END.split(buffer)
         ends = [m.group(0) for m in _SENTENCE_END.finditer(buffer)]
-        for sentence, end in zip(parts[:-1], ends, strict=True):
-            yield sentence + end
+        ready += [sentence + end for sentence, end in zip(parts[:-1], ends, strict=True)]
         buffer = parts[-1]
+        now = time.monotonic()
+        if ready and (last is None or now - last >= window_s):
+            yield ready
+            ready, last = [], now
     if buffer:
-        yield buffer
+        ready.append(buffer)
+    if ready:
+        yield ready
 
 
 def synthesise(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
@@ -175,9 +189,12 @@ def synthesise(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
                                      + json.dumps(findings, default=str, ensure_ascii=False))]
             stream = model_calls.stream_text(ctx, ctx.run_model or tier_spec("default"),
                                              messages, stage="synthesise")
-        for sentence in truthful(_sentences(stream), _applied(results)):
-            parts.append(sentence)
-            emit({"event": "token", "data": {"text": sentence}})
+        applied = _applied(results)
+        for batch in sentence_batches(stream):
+            text = "".join(truthful(batch, applied))
+            if text:
+                parts.append(text)
+                emit({"event": "token", "data": {"text": text}})
     lines = status_lines(results)
     if lines:
         text = ("\n\n" if "".join(parts).strip() else "") + "\n".join(lines)

@@ -1,4 +1,5 @@
-"""One run at a time per thread: a lease in MongoDB taken by compare-and-set.
+"""One run at a time per thread: a lease in MongoDB taken by compare-and-set
+(`store.leases`).
 
 Two requests on the same thread (a new message while a decision resumes it, two decisions
 on one thread) would race on its checkpoint; the second waits for the lease. The holder
@@ -18,11 +19,9 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import threading
 import time
 import uuid
 from collections.abc import Collection, Iterator, Sequence
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -34,10 +33,11 @@ from langgraph.checkpoint.base import (
     CheckpointTuple,
 )
 from pymongo.database import Database
-from pymongo.errors import DuplicateKeyError, PyMongoError
+from pymongo.errors import PyMongoError
 
 from opsgraph.errors import Conflict, RunAborted
 from opsgraph.settings import get_settings
+from opsgraph.store.leases import Lease, try_acquire
 from opsgraph.store.scope import TenantScope
 
 log = logging.getLogger(__name__)
@@ -55,48 +55,18 @@ def lease_seconds() -> float:
 
 
 def _try_acquire(scope: TenantScope, thread_id: str, owner: str, lease_s: float) -> bool:
-    now = datetime.now(UTC)
-    try:
-        got = scope["thread_leases"].find_one_and_update(
-            {"thread_id": thread_id, "$or": [{"until": {"$lt": now}}, {"owner": owner}]},
-            {"$set": {"owner": owner, "until": now + timedelta(seconds=lease_s)}},
-            upsert=True)
-    except DuplicateKeyError:  # somebody else holds a live lease
-        return False
-    return got is not None
+    return try_acquire(scope["thread_leases"], {"thread_id": thread_id}, owner, lease_s)
 
 
-class ThreadLease:
+class ThreadLease(Lease):
     """A held lease on one thread, renewed in the background until released or lost."""
 
     def __init__(self, scope: TenantScope, thread_id: str, owner: str, lease_s: float,
                  valid_until: float) -> None:
+        super().__init__(scope["thread_leases"], {"thread_id": thread_id}, owner, lease_s,
+                         valid_until, what=f"run on thread {thread_id}")
         self.scope = scope
         self.thread_id = thread_id
-        self.owner = owner
-        self.lease_s = lease_s
-        self._valid_until = valid_until
-        """`time.monotonic()` past which the last successful renewal no longer holds."""
-        self._lost: str | None = None
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._renewer = threading.Thread(target=self._renew_until_stopped, daemon=True,
-                                         name=f"lease-{thread_id}")
-
-    @property
-    def lost(self) -> str | None:
-        """Why the lease was lost, or None while it holds."""
-        with self._lock:
-            if self._lost is None and time.monotonic() > self._valid_until:
-                self._lost = (f"its lease lapsed at {self.lease_s:g} s without a successful "
-                              "renewal")
-            return self._lost
-
-    def _lose(self, why: str) -> None:
-        with self._lock:
-            if self._lost is None:
-                self._lost = why
-                log.warning("run on thread %s lost its lease: %s", self.thread_id, why)
 
     def check(self, where: str = "") -> None:
         """Raise `LeaseLost` if a renewal already found the lease gone (no I/O)."""
@@ -111,42 +81,14 @@ class ThreadLease:
         """`check`, then read the lease in the store: it must still name this owner."""
         self.check(where)
         try:
-            held = self.scope["thread_leases"].find_one(
-                {"thread_id": self.thread_id, "owner": self.owner,
-                 "until": {"$gte": datetime.now(UTC)}})
+            held = self.holds_in_store()
         except PyMongoError as exc:
             raise LeaseLost(f"the run on thread {self.thread_id} stopped at {where or 'a step'}:"
                             f" its lease could not be read ({type(exc).__name__})",
                             thread_id=self.thread_id) from exc
-        if held is None:
+        if not held:
             self._lose("another owner holds the lease, or it lapsed")
         self.check(where)
-
-    def _renew_until_stopped(self) -> None:
-        while not self._stop.wait(self.lease_s / 3):
-            started = time.monotonic()
-            try:
-                renewed = _try_acquire(self.scope, self.thread_id, self.owner, self.lease_s)
-            except PyMongoError as exc:  # the store did not answer: try again while it holds
-                log.warning("renewing the lease of thread %s failed: %s", self.thread_id, exc)
-                if self.lost is not None:
-                    return
-                continue
-            if not renewed:
-                self._lose("another owner took the lease")
-                return
-            with self._lock:
-                self._valid_until = started + self.lease_s
-
-    def _start(self) -> None:
-        self._renewer.start()
-
-    def _release(self) -> None:
-        self._stop.set()
-        self._renewer.join()
-        with contextlib.suppress(PyMongoError):  # a lost lease is not ours to delete
-            self.scope["thread_leases"].delete_one({"thread_id": self.thread_id,
-                                                    "owner": self.owner})
 
 
 @contextlib.contextmanager
@@ -164,11 +106,11 @@ def thread_lease(scope: TenantScope, thread_id: str,
             raise Conflict(f"thread {thread_id} is busy with another run; try again shortly")
         time.sleep(0.05)
     lease = ThreadLease(scope, thread_id, owner, lease_s, valid_until=started + lease_s)
-    lease._start()
+    lease.start()
     try:
         yield lease
     finally:
-        lease._release()
+        lease.release()
 
 
 class LeasedSaver(BaseCheckpointSaver[Any]):

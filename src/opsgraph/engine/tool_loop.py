@@ -30,6 +30,7 @@ ends with `NO_ANSWER` instead).
 
 from __future__ import annotations
 
+import contextvars
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -41,6 +42,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 
 from opsgraph.engine.context import CapReached
 from opsgraph.operations.base import Source
+from opsgraph.telemetry.traces import span
 from opsgraph.tools.contract import BoundTool, Proposal, ToolOutcome
 from opsgraph.tools.prerequisites import frontier, prerequisite_args
 
@@ -186,11 +188,14 @@ def dispatch(calls: Sequence[dict[str, Any]], tools: Mapping[str, BoundTool],
         if isinstance(args, Mapping) and _looks_like_schema(args):
             return ToolOutcome(False, f"those are {name}'s parameter definitions, not values: "
                                       "call it again with the values themselves")
-        return tools[name].call(args)
+        with span("tool", tool=name):
+            return tools[name].call(args)
 
     if len(calls) == 1:
         return [one(calls[0])]
-    return list(_POOL.map(one, calls))
+    # each call in a copy of this context: its log lines and spans keep the run's ids
+    futures = [_POOL.submit(contextvars.copy_context().run, one, call) for call in calls]
+    return [f.result() for f in futures]
 
 
 def _read_as_calls(reply: AIMessage, names: Sequence[str]) -> AIMessage:

@@ -107,6 +107,24 @@ class Embedder:
                 self._queries.popitem(last=False)
         return vector
 
+    def embed_queries(self, texts: Sequence[str]) -> list[Vectors]:
+        """`embed_query` for several texts, those not cached embedded in one ONNX call (a
+        call's fixed cost is most of a short text's): a request and its clauses, a plan's
+        instructions."""
+        keys = [" ".join(t.split()) for t in texts]
+        with self._lock:
+            missing = list(dict.fromkeys(k for k in keys if k not in self._queries))
+        if missing:
+            for key, vector in zip(missing, self._run(missing), strict=True):
+                vector.setflags(write=False)
+                with self._lock:
+                    self._queries[key] = vector
+                    self._queries.move_to_end(key)
+            with self._lock:
+                while len(self._queries) > self._query_cache_size:
+                    self._queries.popitem(last=False)
+        return [self.embed_query(k) for k in keys]
+
     def clear_query_cache(self) -> None:
         """Forget cached request vectors (timing runs start cold)."""
         with self._lock:
