@@ -25,9 +25,10 @@ from opsgraph.api.bodies import parse_json_object
 from opsgraph.api.error_responses import error_response
 from opsgraph.api.limits import BodyCap
 from opsgraph.api.principals import caller, require_roles
+from opsgraph.api.read_only import guard_writes
 from opsgraph.api.request_ids import RequestIds, current_request_id
-from opsgraph.errors import BadInput, NotFound, OpsgraphError
-from opsgraph.principal import Principal, Role
+from opsgraph.errors import BadInput, OpsgraphError
+from opsgraph.principal import Role
 
 log = logging.getLogger(__name__)
 
@@ -53,17 +54,6 @@ async def index(request: Request) -> Response:
     return dashboard_response(request)
 
 
-def _require_thread(principal: Principal, thread_id: str) -> None:
-    """NotFound unless the thread exists in the caller's tenant: a new thread is made by a
-    run without `thread_id` (its id comes back in `run_started`)."""
-    from opsgraph.engine.runner import thread_state
-
-    _, values = thread_state(principal, thread_id)
-    if not values:
-        raise NotFound(f"thread {thread_id} not found (omit thread_id to start a new thread)",
-                       thread_id=thread_id)
-
-
 async def runs(request: Request) -> Response:
     from opsgraph.api.bodies import parse_body
     from opsgraph.api.limits import RUN_SLOTS, check_budget, metered
@@ -75,7 +65,7 @@ async def runs(request: Request) -> Response:
     principal = await caller(request)
     body = parse_body(await request.body(), RunRequest)
     if body.thread_id is not None:
-        await run_in_threadpool(_require_thread, principal, body.thread_id)
+        await run_in_threadpool(threads.require_thread, principal, body.thread_id)
     await run_in_threadpool(check_budget, principal)
     RUN_SLOTS.take(principal)  # given back by `metered` when the stream ends
     # demo mode: an example request runs on its own scripted model (None otherwise)
@@ -255,7 +245,8 @@ def create_app(*, check_registry: bool = True) -> Starlette:
 
     # MCP is not a JSON route: served beside ROUTES (and /openapi.json), not in them
     mcp = [Route("/mcp/user", McpUser()), Route("/mcp/admin", McpAdmin())]
-    return Starlette(routes=[*ROUTES, *mcp], lifespan=lifespan,
+    # every route that writes refuses a read-only caller (api.read_only), in one place
+    return Starlette(routes=guard_writes([*ROUTES, *mcp]), lifespan=lifespan,
                      middleware=[Middleware(RequestIds), Middleware(BodyCap)],
                      exception_handlers={
         OpsgraphError: opsgraph_error, HTTPException: http_error, Exception: unexpected_error})
