@@ -93,7 +93,7 @@ async def decide_approval(request: Request) -> Response:
     """202 `{change_id, status, thread_id}` while the resumed run goes on by itself, or
     with `Accept: text/event-stream` the resumed run's stream (200)."""
     from opsgraph.api.bodies import parse_body
-    from opsgraph.api.limits import metered
+    from opsgraph.api.limits import check_budget, metered
     from opsgraph.api.request_models import DecisionRequest
     from opsgraph.api.sse import event_stream, prime
     from opsgraph.approvals.pending import get_change
@@ -104,7 +104,8 @@ async def decide_approval(request: Request) -> Response:
     body = parse_body(await request.body(), DecisionRequest)
     change_id = request.path_params["change_id"]
     events = decide_and_resume(principal, change_id, body.decision,
-                               feedback=body.feedback, values=body.values)
+                               feedback=body.feedback, values=body.values,
+                               check_budget=lambda: check_budget(principal))
     first, rest = await prime(metered(events, principal, slot=False))
     if "text/event-stream" in request.headers.get("accept", ""):
         return event_stream(first, rest)
