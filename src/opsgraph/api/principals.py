@@ -34,7 +34,7 @@ def principal_of(request: Request) -> Principal:
             raise BadInput(f"{TENANT_HEADER}: 1 to 64 letters, digits, '_', '.' or '-'")
         session = request.headers.get(VISITOR_HEADER)
         if session is not None and not VISITOR_SESSION.fullmatch(session):
-            raise BadInput(f"{VISITOR_HEADER}: 22 to 128 letters, digits, '_' or '-' (a "
+            raise BadInput("X-Opsgraph-Visitor: 22 to 128 letters, digits, '_' or '-' (a "
                            "random secret of the visitor's session)")
         return Principal.visitor(tenant, Channel.API, session)
     scheme, _, token = header.partition(" ")
