@@ -33,7 +33,11 @@ def test_a_killed_run_is_failed_its_stream_ends_and_its_thread_goes_on(
     mine = headers_for("manager", user=PROPOSER)
 
     # running while the dead run's lease lasts (3 s here), failed once it lapsed
-    row = wait_for(lambda: (r := listed(http, thread_id))["status"] != "running" and r or None)
+    def settled() -> dict[str, Any] | None:
+        row = listed(http, thread_id)
+        return row if row["status"] != "running" else None
+
+    row = wait_for(settled)
     print(f"\nkilled run listed as: {row['status']}")
     assert row["status"] == "failed"
 
