@@ -5,7 +5,9 @@
     │   └── AmbiguousReference    a human name matched several records (lists candidates)
     ├── Unauthorized      401     missing or invalid bearer token
     ├── Forbidden         403     a gate, role or tenant boundary refused the action
+    │   └── ReadOnly              a read-only channel (email) asked to change something
     ├── NotFound          404     no such record, change, agent or operation (in this tenant)
+    ├── MethodNotAllowed  405     a method the path does not serve (GET on a stateless MCP link)
     ├── Conflict          409     the state moved (a change is no longer pending)
     ├── Gone              410     expired (a pending change past its expiry)
     ├── Unprocessable     422     well-formed input that fails the schema (edited values)
@@ -70,9 +72,20 @@ class Forbidden(OpsgraphError):
     code = "forbidden"
 
 
+class ReadOnly(Forbidden):
+    """A read-only principal (channel `email`) asked for a write."""
+
+    code = "read_only"
+
+
 class NotFound(OpsgraphError):
     status = 404
     code = "not_found"
+
+
+class MethodNotAllowed(OpsgraphError):
+    status = 405
+    code = "method_not_allowed"
 
 
 class Conflict(OpsgraphError):

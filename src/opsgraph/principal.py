@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -56,6 +57,9 @@ PLAN_FEATURES: dict[Plan, frozenset[str]] = {
 FEATURES: frozenset[str] = frozenset().union(*PLAN_FEATURES.values())
 
 
+ANONYMOUS = "anonymous"
+"""The user id every visitor without a session shares."""
+
 E = TypeVar("E", bound=StrEnum)
 
 
@@ -98,8 +102,14 @@ class Principal:
     channel: Channel = Channel.DASHBOARD
 
     @classmethod
-    def visitor(cls, tenant_id: str, channel: Channel = Channel.API) -> Principal:
-        return cls(tenant_id, "anonymous", frozenset({Role.VISITOR}), channel)
+    def visitor(cls, tenant_id: str, channel: Channel = Channel.API,
+                session: str | None = None) -> Principal:
+        """An anonymous caller: user `anonymous`, or with `session` (a visitor's own
+        secret, see api.principals) a user id of that session alone."""
+        if session is None:
+            return cls(tenant_id, ANONYMOUS, frozenset({Role.VISITOR}), channel)
+        digest = hashlib.sha256(f"{tenant_id}\n{session}".encode()).hexdigest()[:24]
+        return cls(tenant_id, f"visitor-{digest}", frozenset({Role.VISITOR}), channel)
 
     @property
     def read_only(self) -> bool:
@@ -109,6 +119,11 @@ class Principal:
     @property
     def is_visitor(self) -> bool:
         return self.roles <= {Role.VISITOR}
+
+    @property
+    def is_anonymous(self) -> bool:
+        """A visitor with no session of their own: every such caller is the same user."""
+        return self.is_visitor and self.user_id == ANONYMOUS
 
     def has_any(self, roles: Iterable[Role]) -> bool:
         """True when the caller holds at least one of `roles` (admin holds every role)."""

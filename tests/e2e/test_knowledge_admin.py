@@ -32,7 +32,8 @@ def test_admins_add_replace_and_remove_documents(http: httpx.Client) -> None:
     assert added.status_code == 200, added.text
     assert added.json() == {"slug": "locker-rules", "title": "Locker rules",
                             "kind": "markdown", "version": 1, "bytes": len(body.encode()),
-                            "sections": 2, "created": True, "knowledge_version": start + 1}
+                            "sections": 2, "embedded": 2, "created": True,
+                            "knowledge_version": start + 1}
 
     replaced = http.put(f"{DOCS}/locker-rules", headers=admin,
                         json={"title": "Lockers", "body": "Emptied nightly.", "kind": "text"})

@@ -5,10 +5,17 @@ from __future__ import annotations
 
 import json
 import threading
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from opsgraph.approvals.pending import display_name
-from opsgraph.engine.thread_log import ThreadLog, events_after, run_active, summary
+from opsgraph.engine.thread_log import (
+    ThreadLog,
+    events_after,
+    run_active,
+    settle_lapsed,
+    summary,
+)
 from opsgraph.principal import Principal, Role
 from opsgraph.store.scope import TenantScope
 
@@ -78,3 +85,35 @@ def test_names_come_from_staff_and_member_records(demo_db: Any) -> None:
     assert display_name(scope, staff["_id"]) == staff["name"]
     assert display_name(scope, member["_id"]) == member["name"]
     assert display_name(scope, "someone-else") == "someone-else"
+
+
+def test_a_run_without_a_live_lease_is_settled_failed_once_and_a_newer_run_is_not(
+        demo_db: Any) -> None:
+    scope = TenantScope(demo_db, "demo")
+    log = ThreadLog(scope, "th-dead")
+    log.open("run_dead", STAFF, "Refund it")
+    log.append("run_dead", "run_started", {"thread_id": "th-dead", "run_id": "run_dead"})
+    lapsed = datetime.now(UTC) - timedelta(seconds=1)
+    scope["thread_leases"].insert_one({"thread_id": "th-dead", "owner": "x", "until": lapsed})
+
+    readers = [threading.Thread(target=run_active, args=(scope, "th-dead")) for _ in range(4)]
+    for t in readers:
+        t.start()
+    for t in readers:
+        t.join()
+    events = [(e.event, e.data) for _, e in events_after(scope, "th-dead")]
+    assert [name for name, _ in events] == ["run_started", "error", "run_finished"]
+    assert events[-1][1] == {"thread_id": "th-dead", "status": "failed", "interrupted": True}
+    assert (summary(scope, "th-dead") or {})["status"] == "failed"
+
+    # a live lease: the run is in flight, whatever its summary says
+    ThreadLog(scope, "th-live").open("run_live", STAFF, "Hours?")
+    scope["thread_leases"].insert_one({"thread_id": "th-live", "owner": "y",
+                                       "until": datetime.now(UTC) + timedelta(seconds=30)})
+    assert run_active(scope, "th-live")
+    # the summary moved on to a newer run: the old one's settlement writes nothing
+    stale = dict(summary(scope, "th-live") or {}, run_id="run_old")
+    scope["thread_leases"].delete_one({"thread_id": "th-live"})
+    settle_lapsed(scope, [stale])
+    assert (summary(scope, "th-live") or {})["status"] == "running"
+    assert events_after(scope, "th-live") == []

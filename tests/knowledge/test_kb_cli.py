@@ -33,7 +33,7 @@ def test_add_replace_list_and_remove(demo_db: Db, store_env: dict[str, str],
     result = json.loads(added.stdout)
     assert result == {"slug": "locker-rules", "title": "Locker rules", "kind": "markdown",
                       "version": 1, "bytes": len(doc.read_bytes()), "sections": 1,
-                      "created": True, "knowledge_version": start + 1}
+                      "embedded": 1, "created": True, "knowledge_version": start + 1}
     stored = demo_db["knowledge"].find_one({"tenant_id": "demo", "slug": "locker-rules"})
     assert [s["id"] for s in stored["sections"]] == ["locker-rules#day-lockers"]
 

@@ -26,9 +26,9 @@ def _fresh_process(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     embedded: list[int] = []
     real = search._embed_cached
 
-    def counting(texts: Sequence[str]) -> Any:
+    def counting(texts: Sequence[str], *fill: Any) -> Any:
         embedded.append(len(texts))
-        return real(texts)
+        return real(texts, *fill)
 
     monkeypatch.setattr(search, "_indexes", type(search._indexes)())
     monkeypatch.setattr(search, "_vector_cache", type(search._vector_cache)())

@@ -33,9 +33,10 @@ from opsgraph.api.bodies import parse_json_object
 from opsgraph.api.error_responses import error_response
 from opsgraph.api.limits import BodyCap
 from opsgraph.api.principals import caller, require_roles
+from opsgraph.api.read_only import guard_writes
 from opsgraph.api.request_ids import RequestIds, current_request_id
-from opsgraph.errors import BadInput, NotFound, OpsgraphError
-from opsgraph.principal import Principal, Role
+from opsgraph.errors import BadInput, OpsgraphError
+from opsgraph.principal import Role
 
 log = logging.getLogger(__name__)
 
@@ -61,17 +62,6 @@ async def index(request: Request) -> Response:
     return dashboard_response(request)
 
 
-def _require_thread(principal: Principal, thread_id: str) -> None:
-    """NotFound unless the thread exists in the caller's tenant: a new thread is made by a
-    run without `thread_id` (its id comes back in `run_started`)."""
-    from opsgraph.engine.runner import thread_state
-
-    _, values = thread_state(principal, thread_id)
-    if not values:
-        raise NotFound(f"thread {thread_id} not found (omit thread_id to start a new thread)",
-                       thread_id=thread_id)
-
-
 async def runs(request: Request) -> Response:
     from opsgraph.api.bodies import parse_body
     from opsgraph.api.limits import RUN_SLOTS, check_budget, metered
@@ -83,7 +73,7 @@ async def runs(request: Request) -> Response:
     principal = await caller(request)
     body = parse_body(await request.body(), RunRequest)
     if body.thread_id is not None:
-        await run_in_threadpool(_require_thread, principal, body.thread_id)
+        await run_in_threadpool(threads.require_thread, principal, body.thread_id)
     await run_in_threadpool(check_budget, principal)
     # a slot in the store (one round trip or two): given back by `metered` when the
     # stream ends, or here if the run never starts
@@ -117,7 +107,7 @@ async def decide_approval(request: Request) -> Response:
     """202 `{change_id, status, thread_id}` while the resumed run goes on by itself, or
     with `Accept: text/event-stream` the resumed run's stream (200)."""
     from opsgraph.api.bodies import parse_body
-    from opsgraph.api.limits import metered
+    from opsgraph.api.limits import check_budget, metered
     from opsgraph.api.request_models import DecisionRequest
     from opsgraph.api.sse import event_stream, prime
     from opsgraph.approvals.pending import get_change
@@ -128,7 +118,8 @@ async def decide_approval(request: Request) -> Response:
     body = parse_body(await request.body(), DecisionRequest)
     change_id = request.path_params["change_id"]
     events = decide_and_resume(principal, change_id, body.decision,
-                               feedback=body.feedback, values=body.values)
+                               feedback=body.feedback, values=body.values,
+                               check_budget=lambda: check_budget(principal))
     first, rest = await prime(metered(events, principal, slot=False))
     if "text/event-stream" in request.headers.get("accept", ""):
         return event_stream(first, rest)
@@ -296,7 +287,8 @@ def create_app(*, check_registry: bool = True) -> Starlette:
 
     # MCP is not a JSON route: served beside ROUTES (and /openapi.json), not in them
     mcp = [Route("/mcp/user", McpUser()), Route("/mcp/admin", McpAdmin())]
-    return Starlette(routes=[*ROUTES, *mcp], lifespan=lifespan,
+    # every route that writes refuses a read-only caller (api.read_only), in one place
+    return Starlette(routes=guard_writes([*ROUTES, *mcp]), lifespan=lifespan,
                      middleware=[*cors_middleware(), Middleware(RequestIds),
                                  Middleware(BodyCap)],
                      exception_handlers={

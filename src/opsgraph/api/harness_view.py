@@ -14,17 +14,19 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from opsgraph.api.principals import caller, require_roles
-from opsgraph.errors import BadInput
 from opsgraph.principal import Principal, Role
+
+VERSION_MAX = 999_999_999
+"""More versions than any tenant saves: a bigger number cannot name one."""
 
 
 def _version(raw: str | None) -> int | None:
+    from opsgraph.api.numbers import parse_number
+
     if raw is None:
         return None
-    if not raw.isdigit() or len(raw) > 9:
-        raise BadInput(f"version: {raw!r} is not a version number (0, 1, 2, ...)",
-                       field="version")
-    return int(raw)
+    return parse_number(raw, "version", "a version number (0, 1, 2, ...)",
+                        maximum=VERSION_MAX)
 
 
 def harness_view(principal: Principal, version: int | None) -> dict[str, Any]:

@@ -32,6 +32,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from opsgraph.api.app import app as opsgraph_app
 from opsgraph.api.lambda_events import INTERNAL_EVENT
+from opsgraph.api.numbers import ascii_number
 from opsgraph.errors import ConfigurationError
 
 HOST: Final = "127.0.0.1"
@@ -47,9 +48,10 @@ KEEP_ALIVE_S: Final = 10
 def adapter_port(env: Mapping[str, str]) -> int:
     """The port the adapter forwards to: `AWS_LWA_PORT`, else `PORT`, else 8080."""
     raw = (env.get("AWS_LWA_PORT") or env.get("PORT") or str(DEFAULT_PORT)).strip()
-    if not raw.isdigit() or not 0 < int(raw) < 65536:
+    port = ascii_number(raw, maximum=65535)
+    if not port:
         raise ConfigurationError(f"AWS_LWA_PORT: {raw!r} is not a port number")
-    return int(raw)
+    return port
 
 
 def check_pass_through_path(env: Mapping[str, str]) -> None:

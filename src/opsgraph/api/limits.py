@@ -21,6 +21,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from opsgraph.api.error_responses import error_response
 from opsgraph.api.lambda_events import INTERNAL_EVENT
+from opsgraph.api.numbers import ascii_number
 from opsgraph.errors import BadInput, PayloadTooLarge, TooManyRequests
 from opsgraph.principal import Principal
 from opsgraph.settings import get_settings
@@ -64,10 +65,10 @@ class BodyCap:
         # not by the cap on what a caller may send.
         cap = LAMBDA_PAYLOAD_BYTES if scope.get(INTERNAL_EVENT) else self.max_bytes
         declared = dict(scope["headers"]).get(b"content-length", b"").decode("latin-1")
-        if declared.strip() and (not declared.strip().isdigit()
-                                 or int(declared) > cap):
-            error = self._too_large(cap) if declared.strip().isdigit() else BadInput(
-                "content-length: must be a number of bytes")
+        size = ascii_number(declared)
+        if declared.strip() and (size is None or size > cap):
+            error = self._too_large(cap) if size is not None else BadInput(
+                "content-length: must be a number of bytes (ASCII digits)")
             await error_response(error)(scope, receive, send)
             return
         received = 0

@@ -223,6 +223,8 @@ class AdminTool:
     description: str
     args: type[BaseModel]
     run: Callable[[Principal, Any], dict[str, Any]]
+    writes: bool = False
+    """It changes the tenant's data (a read-only caller is refused it, in `call_admin_tool`)."""
 
     def schema(self) -> dict[str, Any]:
         return self.args.model_json_schema()
@@ -235,17 +237,18 @@ ADMIN_TOOLS: dict[str, AdminTool] = {
                              "default).", VersionArg, harness_get),
     "harness_set": AdminTool("Validate and save a new harness version (not activated); "
                              "returns its number and its changes from the active version.",
-                             SetArgs, harness_set),
+                             SetArgs, harness_set, writes=True),
     "harness_validate": AdminTool("Check a harness document without saving it: `{valid, "
                                   "problems: [{path, message}]}`.", DocArgs, harness_validate),
     "harness_test": AdminTool("Run a version's own tests (default: the active version); "
                               "the report is kept beside the version.", VersionArg,
-                              harness_test),
+                              harness_test, writes=True),
     "harness_activate": AdminTool("Run a version's tests and activate it if they pass; "
                                   "`force` overrides failing tests only where the tenant "
-                                  "allows agents to.", ActivateArgs, harness_activate),
+                                  "allows agents to.", ActivateArgs, harness_activate,
+                                  writes=True),
     "harness_rollback": AdminTool("Re-activate the version that was active before the "
-                                  "current one.", NoArgs, harness_rollback),
+                                  "current one.", NoArgs, harness_rollback, writes=True),
     "harness_versions": AdminTool("Every harness version with which is active and its last "
                                   "test result.", NoArgs, harness_versions),
     "answer_log": AdminTool("The tenant's recent runs, newest first: request, harness steps "
@@ -254,18 +257,19 @@ ADMIN_TOOLS: dict[str, AdminTool] = {
     "documents_list": AdminTool("The tenant's knowledge documents and knowledge version.",
                                 NoArgs, documents_list),
     "documents_add": AdminTool("Add or replace a knowledge document (Markdown or text, at "
-                               "most 1 MiB).", DocumentAddArgs, documents_add),
-    "documents_remove": AdminTool("Remove a knowledge document.", SlugArg, documents_remove),
+                               "most 1 MiB).", DocumentAddArgs, documents_add, writes=True),
+    "documents_remove": AdminTool("Remove a knowledge document.", SlugArg, documents_remove,
+                                  writes=True),
     "models_get": AdminTool("The per-agent model overrides and the models allowed.", NoArgs,
                             models_get),
     "models_set": AdminTool("Replace every per-agent model override.", TenantModelsRequest,
-                            models_set),
+                            models_set, writes=True),
     "settings_get": AdminTool("The tenant's settings: capability mode, off-topic reply, "
                               "modules, whether an agent may force an activation.", NoArgs,
                               settings_get),
     "settings_set": AdminTool("Set the capability mode, the off-topic reply and the modules "
                               "(whether an agent may force an activation is a person's "
-                              "choice: not here).", SettingsArgs, settings_set),
+                              "choice: not here).", SettingsArgs, settings_set, writes=True),
     "catalogue": AdminTool("The agents of the registry as the admin may use them: domain, "
                            "kind, operations, roles, model.", NoArgs, catalogue),
 }
@@ -273,10 +277,14 @@ ADMIN_TOOLS: dict[str, AdminTool] = {
 
 def call_admin_tool(principal: Principal, name: str, arguments: dict[str, Any],
                     ) -> dict[str, Any]:
-    """One admin tool's result; its arguments checked first (422 naming each field)."""
+    """One admin tool's result; its arguments checked first (422 naming each field). A
+    tool that writes is refused to a read-only caller here, for every such tool."""
     from opsgraph.api.bodies import validated
+    from opsgraph.api.read_only import read_only_error
 
     tool = ADMIN_TOOLS[name]
+    if tool.writes and principal.read_only:
+        raise read_only_error(principal.channel.value, f"the {name} tool")
     return tool.run(principal, validated(arguments, tool.args))
 
 

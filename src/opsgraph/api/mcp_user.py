@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.types import Receive, Scope, Send
+from starlette.responses import JSONResponse
+from starlette.types import Message, Receive, Scope, Send
 
 from opsgraph.api.error_responses import error_response
 from opsgraph.api.principals import principal_of, tenant_exists
@@ -122,10 +123,13 @@ def ask(principal: Principal, message: str, thread_id: str | None) -> dict[str, 
     """One supervisor run, as `POST /v1/runs` makes it (limits, demo scripts, metering),
     read to its end: `{thread_id, status, answer, sources, pending_changes, error?}`."""
     from opsgraph.api.limits import RUN_SLOTS, check_budget, check_message, metered
+    from opsgraph.api.threads import require_thread
     from opsgraph.engine.runner import stream_run
     from opsgraph.models.demo import script_for
 
     check_message(message)
+    if thread_id is not None:  # as POST /v1/runs: a thread that exists and is the caller's
+        require_thread(principal, thread_id)
     check_budget(principal)
     RUN_SLOTS.take(principal)  # given back by `metered` when the run ends
     try:
@@ -247,10 +251,14 @@ class McpUser:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":  # lifespan and websockets are not ours to serve
             return
+        if scope["method"] != "POST":
+            await no_stream_here(scope, receive, send)
+            return
         try:
             principal = mcp_principal(principal_of(Request(scope)))
             self.admit(principal)
             await run_in_threadpool(tenant_exists, principal)
+            body = await read_body(receive)
         except OpsgraphError as exc:
             response = error_response(exc)
             if exc.status == 401:  # MCP 2025-06-18: where to learn how to get a token
@@ -264,4 +272,48 @@ class McpUser:
         manager = StreamableHTTPSessionManager(self.server(), stateless=True,
                                                json_response=True)
         async with manager.run():
-            await manager.handle_request({**scope, PRINCIPAL_KEY: principal}, receive, send)
+            await manager.handle_request({**scope, PRINCIPAL_KEY: principal},
+                                         replay(body, receive), send)
+
+
+async def no_stream_here(scope: Scope, receive: Receive, send: Send) -> None:
+    """405 for GET (and DELETE): a stateless link has no server-to-client stream to open
+    and no session to end, and the MCP streamable-HTTP transport (2025-06-18) says a
+    server without a GET stream answers 405 — an open GET would only hang."""
+    from opsgraph.api.error_responses import error_body
+    from opsgraph.errors import MethodNotAllowed
+
+    exc = MethodNotAllowed(f"{scope['method']} is not served here: this MCP link is "
+                           "stateless and offers no server-to-client stream; POST each "
+                           "JSON-RPC message")
+    await JSONResponse(error_body(exc), status_code=exc.status,
+                       headers={"Allow": "POST"})(scope, receive, send)
+
+
+async def read_body(receive: Receive) -> bytes:
+    """The whole request body. `BodyCap` raises its 413 from `receive`; read here, before
+    the SDK's task group would wrap it, it reaches the client in our error shape."""
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            break
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
+
+
+def replay(body: bytes, receive: Receive) -> Receive:
+    """A `receive` that hands over `body` once, then waits on the real one (for the
+    client's disconnect)."""
+    sent = False
+
+    async def again() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return again

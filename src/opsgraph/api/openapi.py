@@ -67,7 +67,8 @@ ERROR_TEXT: Final[dict[int, str]] = {
          "range, a lone surrogate), a malformed header or parameter, a message over 8,000 "
          "characters",
     401: "No valid bearer token",
-    403: "The caller's role, plan or tenant does not allow it",
+    403: "The caller's role, plan or tenant does not allow it, or its channel is read-only "
+         "(code `read_only`: every route that writes refuses an `email` token)",
     404: "Unknown tenant, thread, change, operation or file",
     409: "The state moved: the change is not pending, or the thread is busy or waiting",
     410: "The change expired or is orphaned (its run can no longer resume)",
@@ -132,6 +133,15 @@ def _tenant_header() -> Param:
                  "A visitor's tenant (no token); default `OPSGRAPH_DEFAULT_TENANT`.")
 
 
+def _visitor_header() -> Param:
+    from opsgraph.api.principals import VISITOR_HEADER, VISITOR_SESSION
+
+    return Param(VISITOR_HEADER, "header", {"type": "string", "pattern":
+                                            f"^{VISITOR_SESSION.pattern}$"},
+                 "A visitor's own session secret (no token): the visitor continues only "
+                 "the threads this session started; without it, none.")
+
+
 def _routes() -> tuple[ApiRoute, ...]:
     from opsgraph.api.agent_protocol.openapi_routes import protocol_routes
     from opsgraph.approvals.pending import STATUSES
@@ -153,7 +163,7 @@ def _routes() -> tuple[ApiRoute, ...]:
         ApiRoute("GET", "/openapi.json", "This document (OpenAPI 3.1)", "open"),
         ApiRoute("POST", "/v1/runs", "Run a message: the run's events as they happen",
                  "visitor", body="sse", request=(RunRequest,), errors=(403, 409, 429),
-                 params=(tenant,)),
+                 params=(tenant, _visitor_header())),
         ApiRoute("GET", "/v1/approvals", "Changes of the caller's tenant (manager, admin)",
                  "bearer", response=(Changes,), errors=(400, 403), params=(
                      Param("status", "query", {"type": "string", "enum": list(STATUSES),
@@ -163,7 +173,7 @@ def _routes() -> tuple[ApiRoute, ...]:
                  "Decide a pending change: 202 while the run resumes on its own, or (asked "
                  "with `Accept: text/event-stream`) the resumed run's events", "bearer",
                  ok=202, response=(DecisionAccepted,), streams=True,
-                 request=(DecisionRequest,), errors=(403, 409, 410), params=(
+                 request=(DecisionRequest,), errors=(403, 409, 410, 429), params=(
                      Param("change_id", "path", {"type": "string"},
                            "The change, as `approval_required` or `GET /v1/approvals` "
                            "named it."),)),
@@ -177,9 +187,10 @@ def _routes() -> tuple[ApiRoute, ...]:
                  "`Last-Event-ID`, then live until its current run finishes", "visitor",
                  body="sse", errors=(400,), params=(
                      thread, tenant,
-                     Param("Last-Event-ID", "header", {"type": "string", "pattern": "^[0-9]+$"},
+                     Param("Last-Event-ID", "header", {"type": "string",
+                                                       "pattern": "^[0-9]{1,19}$"},
                            "The id of the last event you have: the stream starts after it."),
-                     Param("after", "query", {"type": "string", "pattern": "^[0-9]+$"},
+                     Param("after", "query", {"type": "string", "pattern": "^[0-9]{1,19}$"},
                            "As `Last-Event-ID`, for clients that cannot set headers."))),
         ApiRoute("GET", "/v1/operations/{op_id}",
                  "An operation and the JSON schema of its input (to build edit forms)",
@@ -222,7 +233,7 @@ def _routes() -> tuple[ApiRoute, ...]:
                  "whether local sign-in is open", "open", response=(Info,)),
         ApiRoute("POST", "/v1/local/sign-in",
                  "A token for a demo user in a role (a local server only, else 404)", "open",
-                 response=(SignedIn,), request=(LocalSignInRequest,), errors=(404,)),
+                 response=(SignedIn,), request=(LocalSignInRequest,), errors=(403, 404)),
         ApiRoute("POST", "/v1/operations/{op_id}",
                  "Run one operation with the caller's permissions (a write applies at once)",
                  "visitor", response=(ReadResult, WriteResult), request=(OperationRequest,),

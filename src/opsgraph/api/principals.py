@@ -15,6 +15,8 @@ from opsgraph.settings import get_settings
 TENANT_HEADER = "x-opsgraph-tenant"
 API_KEY_HEADER = "x-api-key"
 TENANT_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+VISITOR_HEADER = "x-opsgraph-visitor"
+VISITOR_SESSION = re.compile(r"[A-Za-z0-9_-]{22,128}")
 
 
 def principal_of(request: Request) -> Principal:
@@ -22,7 +24,10 @@ def principal_of(request: Request) -> Principal:
     langgraph-sdk and the LangChain UIs send); neither → a visitor.
 
     A visitor's tenant comes from the `X-Opsgraph-Tenant` header, else
-    `OPSGRAPH_DEFAULT_TENANT` (default `demo`).
+    `OPSGRAPH_DEFAULT_TENANT` (default `demo`). A visitor that sends `X-Opsgraph-Visitor`
+    (a random secret of its own, kept for its session: the dashboard makes one per tab)
+    is a user of that session alone, so its threads are its own; without it a visitor is
+    the shared `anonymous` user, who starts threads but continues none.
     """
     header = request.headers.get("authorization")
     if not header and (api_key := request.headers.get(API_KEY_HEADER, "").strip()):
@@ -31,7 +36,11 @@ def principal_of(request: Request) -> Principal:
         tenant = (request.headers.get(TENANT_HEADER) or get_settings().default_tenant).strip()
         if not TENANT_ID.fullmatch(tenant):
             raise BadInput(f"{TENANT_HEADER}: 1 to 64 letters, digits, '_', '.' or '-'")
-        return Principal.visitor(tenant, Channel.API)
+        session = request.headers.get(VISITOR_HEADER)
+        if session is not None and not VISITOR_SESSION.fullmatch(session):
+            raise BadInput("X-Opsgraph-Visitor: 22 to 128 letters, digits, '_' or '-' (a "
+                           "random secret of the visitor's session)")
+        return Principal.visitor(tenant, Channel.API, session)
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise Unauthorized("Authorization header must be 'Bearer <token>'")

@@ -239,6 +239,8 @@ class KnowledgeDocuments(Out):
 
 
 class KnowledgeDocumentWritten(KnowledgeDocument):
+    embedded: int = Field(description="Sections embedded now: those whose text had no "
+                                      "stored vector (an unchanged section keeps its own).")
     created: bool = Field(description="Added (true) or replaced (false).")
     knowledge_version: int
 

@@ -8,6 +8,9 @@ visitor (no user of their own) reads none.
 `after` query), then follows the log until the thread's latest run has finished (its
 summary is no longer `running`, or no run holds the thread), polling every
 `POLL_S`; it ends then, or after `MAX_FOLLOW_S` (the client reconnects with the last id).
+A run that died without finishing (its lease lapsed) is settled as failed when a reader
+finds it (`thread_log.settle_lapsed`): the list shows `failed`, the stream ends with the
+`run_finished {status: failed}` stored for it, and the thread can be continued.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from opsgraph.api.principals import caller
-from opsgraph.errors import BadInput, NotFound
+from opsgraph.errors import BadInput, Forbidden, NotFound
 from opsgraph.principal import Principal
 from opsgraph.store.scope import Document, TenantScope
 
@@ -51,12 +54,38 @@ def may_read(principal: Principal, thread: Document) -> bool:
 
 def readable(principal: Principal, thread_id: str) -> Document:
     """The thread's summary, or the 404 anyone who may not read it gets."""
-    from opsgraph.engine.thread_log import summary
+    from opsgraph.engine.thread_log import settle_lapsed, summary
 
-    thread = summary(TenantScope.of(principal), thread_id)
+    scope = TenantScope.of(principal)
+    thread = summary(scope, thread_id)
     if thread is None or not may_read(principal, thread):
         raise NotFound(f"thread {thread_id} not found", thread_id=thread_id)
-    return thread
+    return settle_lapsed(scope, [thread])[0]
+
+
+def require_thread(principal: Principal, thread_id: str) -> None:
+    """NotFound unless the caller may continue the thread: it exists in their tenant (its
+    summary, which a run leaves even when it died before its first checkpoint, or a
+    checkpoint) and they asked for it. A new thread is made by a run without `thread_id`
+    (its id comes back in `run_started`). A visitor without a session of its own is
+    every visitor at once, so it continues no thread (Forbidden, before any lookup)."""
+    from opsgraph.engine.runner import thread_state
+    from opsgraph.engine.thread_log import summary
+
+    if principal.is_anonymous:
+        raise Forbidden("thread_id: a visitor continues a conversation only from the session "
+                        "that started it (send the X-Opsgraph-Visitor header of that "
+                        "session); omit thread_id to start a new one")
+    missing = NotFound(f"thread {thread_id} not found (omit thread_id to start a new thread)",
+                       thread_id=thread_id)
+    thread = summary(TenantScope.of(principal), thread_id)
+    if thread is not None:
+        if (thread.get("requester") or {}).get("user_id") != principal.user_id:
+            raise missing
+        return
+    _, values = thread_state(principal, thread_id)
+    if not values:
+        raise missing
 
 
 def _iso(value: Any) -> Any:
@@ -93,12 +122,13 @@ def _row(thread: Document, pending: int) -> dict[str, Any]:
 
 def list_for(principal: Principal) -> list[dict[str, Any]]:
     """The caller's threads, and for managers and admins those carrying changes."""
-    from opsgraph.engine.thread_log import summaries
+    from opsgraph.engine.thread_log import settle_lapsed, summaries
 
     if principal.is_visitor:
         return []
     scope = TenantScope.of(principal)
-    threads = summaries(scope, principal.user_id, with_changes=principal.can_decide)
+    threads = settle_lapsed(scope, summaries(scope, principal.user_id,
+                                             with_changes=principal.can_decide))
     pending = _pending(scope, [t["thread_id"] for t in threads])
     return [_row(t, len(pending[t["thread_id"]])) for t in threads]
 
@@ -136,10 +166,13 @@ def detail_for(principal: Principal, thread_id: str) -> dict[str, Any]:
 
 
 def _after(request: Request) -> int:
-    raw = request.headers.get("last-event-id") or request.query_params.get("after") or "0"
-    if not raw.strip().isdigit():
-        raise BadInput(f"Last-Event-ID: {raw!r} is not an event id of this thread (a number)")
-    return int(raw.strip())
+    from opsgraph.api.numbers import parse_number
+
+    header = request.headers.get("last-event-id")
+    if header:
+        return parse_number(header, "Last-Event-ID", "an event id of this thread")
+    return parse_number(request.query_params.get("after") or "0", "after",
+                        "an event id of this thread")
 
 
 async def list_threads(request: Request) -> Response:

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from opsgraph.approvals import (
+    Decided,
     Orphaned,
     PendingChange,
     claim_resume,
@@ -31,7 +32,7 @@ from opsgraph.approvals.pending import display_name, utcnow
 from opsgraph.engine.events import Event
 from opsgraph.engine.runner import NotWaiting, stream_resume, thread_state
 from opsgraph.engine.threads import thread_lease
-from opsgraph.errors import Conflict, Gone, OpsgraphError
+from opsgraph.errors import Conflict, Gone, OpsgraphError, TooManyRequests
 from opsgraph.faults import crash_point
 from opsgraph.principal import Principal
 from opsgraph.store.scope import TenantScope
@@ -216,16 +217,38 @@ def notify_runs(principal: Principal, scope: TenantScope, change_id: str,
     return failures
 
 
+def _deferred(decided: Decided, refused: TooManyRequests) -> TooManyRequests:
+    """The 429 of a decision taken whose run may not resume today: what was done, and how
+    the run resumes (the same decision posted again once the budget allows)."""
+    change = decided.change
+    return TooManyRequests(
+        f"change {change.change_id} is {change.status}: the decision is taken and kept, "
+        f"but the run waiting on it needs model calls to go on, and {refused.message}; "
+        "post the same decision again after Retry-After to resume it",
+        retry_after_s=refused.retry_after_s, change_id=change.change_id,
+        status=change.status, resumed=False)
+
+
 def decide_and_resume(principal: Principal, change_id: str, decision: str, *,
                       feedback: str | None = None, values: dict[str, Any] | None = None,
-                      model: str | None = None) -> Iterator[Event]:
+                      model: str | None = None,
+                      check_budget: Callable[[], None] | None = None) -> Iterator[Event]:
     """Decide `change_id` and stream the resumed run.
 
     Errors come before the first event (404, 403, 409, 410, 422). An expired change never
     applies: its runs are told it expired, then the caller gets 410 (with `run_errors` when
     telling a run failed). An orphaned change is 410 `orphaned`, nothing applied.
+
+    `check_budget` (TooManyRequests when the tenant's model calls for the day are spent)
+    guards the model work a decision starts. A `revise` is a request for that work, so it
+    is refused before anything changes. Approve, edit and reject are the manager's word
+    and are never lost: the change is applied (or rejected) all the same, and only the
+    resumed run is held back, with a 429 saying so; the same decision posted again later
+    resumes it (`decide` answers a re-posted decision with its outcome).
     """
     scope = TenantScope.of(principal)
+    if check_budget is not None and decision == "revise":
+        check_budget()
 
     def run_gone(change: PendingChange) -> bool:
         return close_if_orphaned(principal, scope, change, principal.user_id)
@@ -254,4 +277,9 @@ def decide_and_resume(principal: Principal, change_id: str, decision: str, *,
     value = {**decided.resume_value(), "decided_by": principal.user_id,
              "edited": decision == "edit"}
     crash_point("after_settle")
+    if check_budget is not None:
+        try:
+            check_budget()
+        except TooManyRequests as refused:
+            raise _deferred(decided, refused) from None
     yield from resume_change(principal, scope, change_id, value, model)

@@ -239,12 +239,52 @@ def ensure_indexes(db: Database[Document]) -> None:
     runs.create_index("expires_at", expireAfterSeconds=0)
 
 
+INTERRUPTED = ("the run stopped before it finished (its server stopped or timed out); "
+               "nothing more will come of it; send the message again to continue")
+
+
+def _held(scope: TenantScope, thread_ids: list[str]) -> set[str]:
+    """Which of these threads a live lease holds (a run in flight)."""
+    leases = scope["thread_leases"].find({"thread_id": {"$in": thread_ids},
+                                          "until": {"$gte": datetime.now(UTC)}},
+                                         projection={"thread_id": 1})
+    return {str(doc["thread_id"]) for doc in leases}
+
+
+def settle_lapsed(scope: TenantScope, threads: list[Document]) -> list[Document]:
+    """`threads` (summaries) with every run that is `running` but holds no live lease
+    settled as `failed`: its process died (SIGKILL, a Lambda timeout) before it could
+    say so, and a live run renews its lease until its `run_finished`. The thread's log
+    gets the `error` (code `interrupted`) and `run_finished {status: failed}` the run
+    never wrote, so the list, a replay and a follower all see it end. A compare-and-set
+    on the summary (still `running`, still that run) makes one reader the writer, and
+    keeps a newer run that took the thread meanwhile untouched."""
+    running = [t for t in threads if t.get("status") == "running"]
+    held = _held(scope, [str(t["thread_id"]) for t in running]) if running else set()
+    for thread in running:
+        if thread["thread_id"] in held:
+            continue
+        run_id = str(thread.get("run_id"))
+        won = scope[THREADS].update_one(
+            {"thread_id": thread["thread_id"], "run_id": run_id, "status": "running"},
+            {"$set": {"status": "failed", "interrupted": True}})
+        if won.modified_count:
+            log.warning("run %s on thread %s lapsed without finishing: settled as failed",
+                        run_id, thread["thread_id"])
+            thread_log = ThreadLog(scope, str(thread["thread_id"]))
+            thread_log.append(run_id, "error", {"code": "interrupted", "message": INTERRUPTED})
+            thread_log.append(run_id, "run_finished", {"thread_id": thread["thread_id"],
+                                                       "status": "failed",
+                                                       "interrupted": True})
+        thread.update(status="failed", interrupted=True)
+    return threads
+
+
 def run_active(scope: TenantScope, thread_id: str) -> bool:
     """A run is going on in the thread: its latest run has not finished and holds the
-    thread's lease (`engine.threads`; a crashed run's lease lapses, and it is over)."""
+    thread's lease (`engine.threads`). A run that holds none is over: it is settled as
+    failed (`settle_lapsed`), its `run_finished` stored before this returns."""
     thread = summary(scope, thread_id)
-    if thread is None or thread.get("status") != "running":
+    if thread is None:
         return False
-    lease = scope["thread_leases"].find_one({"thread_id": thread_id,
-                                             "until": {"$gte": datetime.now(UTC)}})
-    return lease is not None
+    return settle_lapsed(scope, [thread])[0].get("status") == "running"

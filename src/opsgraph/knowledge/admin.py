@@ -13,7 +13,7 @@ from typing import Any
 
 from pymongo.database import Database
 
-from opsgraph.errors import BadInput, NotFound
+from opsgraph.errors import BadInput, NotFound, PayloadTooLarge
 from opsgraph.knowledge.documents import (
     KINDS,
     Kind,
@@ -24,11 +24,16 @@ from opsgraph.knowledge.documents import (
     slugify,
     stored_sections,
 )
+from opsgraph.store.scope import TenantScope
 from opsgraph.store.search_keys import with_keys
 
 Document = dict[str, Any]
 MAX_BYTES = 1024 * 1024
 """The largest document body, in bytes of UTF-8."""
+MAX_SECTIONS_PER_DOCUMENT = 500
+"""The most sections (headings) one document may have: a long manual has about 200."""
+MAX_SECTIONS_PER_TENANT = 5_000
+"""The most sections a tenant's documents may have together (the demo club has 208)."""
 SUFFIX_KIND: dict[str, Kind] = {".md": "markdown", ".markdown": "markdown", ".txt": "text"}
 
 
@@ -87,10 +92,61 @@ def summary(doc: Document) -> Document:
             "sections": len(stored_sections(doc))}
 
 
+def check_sections(db: Database[Document], tenant: str, doc: Document) -> None:
+    """PayloadTooLarge when the document has more sections than one document may, or
+    would take the tenant's knowledge base past its total (each section is indexed and
+    embedded, so their number, not the bytes, is what a search pays for)."""
+    count = len(doc["sections"])
+    if count > MAX_SECTIONS_PER_DOCUMENT:
+        raise PayloadTooLarge(
+            f"body: {count:,} sections (headings), over the limit of "
+            f"{MAX_SECTIONS_PER_DOCUMENT:,} sections in one document; split it into "
+            "several documents or use fewer headings", field="body",
+            limit="sections_per_document", maximum=MAX_SECTIONS_PER_DOCUMENT)
+    total = count + sum(_section_count(db, d) for d in db["knowledge"].find(
+        {"tenant_id": tenant, "_id": {"$ne": doc["_id"]}}, {"sections.id": 1}))
+    if total > MAX_SECTIONS_PER_TENANT:
+        raise PayloadTooLarge(
+            f"body: the knowledge base would hold {total:,} sections, over the limit of "
+            f"{MAX_SECTIONS_PER_TENANT:,} sections for a tenant; remove documents first",
+            field="body", limit="sections_per_tenant", maximum=MAX_SECTIONS_PER_TENANT)
+
+
+def _section_count(db: Database[Document], ids_only: Document) -> int:
+    """How many sections a stored document has (read whole only when it was stored
+    before its sections were)."""
+    if "sections" in ids_only:
+        return len(ids_only["sections"])
+    whole = db["knowledge"].find_one({"_id": ids_only["_id"]})
+    return len(stored_sections(whole)) if whole else 0
+
+
+def _keys(doc: Document | None) -> list[str]:
+    """The stored-vector keys of a document's sections (the texts the rankers read)."""
+    from opsgraph.knowledge.search import section_entries
+    from opsgraph.knowledge.stored_vectors import text_key
+
+    return [text_key(e.searchable) for e in section_entries(doc)] if doc else []
+
+
+def embed_sections(db: Database[Document], tenant: str, doc: Document) -> int:
+    """Embed the document's sections that have no stored vector yet (a section whose text
+    is unchanged keeps its own); how many were embedded. Done at upload, so a search
+    embeds only its query."""
+    from opsgraph.knowledge.search import section_entries
+    from opsgraph.knowledge.stored_vectors import vectors_of
+
+    _, embedded = vectors_of(TenantScope(db, tenant),
+                             [e.searchable for e in section_entries(doc)])
+    return embedded
+
+
 def put_document(db: Database[Document], tenant: str, slug: str, body: str, *,
                  kind: str = "markdown", title: str | None = None) -> Document:
-    """Add or replace a document; returns `{slug, title, kind, version, sections, created,
-    knowledge_version}`."""
+    """Add or replace a document, its new sections embedded; returns `{slug, title, kind,
+    version, sections, embedded, created, knowledge_version}`."""
+    from opsgraph.knowledge.stored_vectors import forget
+
     if kind not in KINDS:
         raise BadInput(f"kind {kind!r} is not one of {', '.join(KINDS)}", field="kind")
     check_slug(slug)
@@ -102,20 +158,28 @@ def put_document(db: Database[Document], tenant: str, slug: str, body: str, *,
     version = int((old or {}).get("version", 0)) + 1
     doc = document(tenant, slug, body, kind="text" if kind == "text" else "markdown",
                    title=title, tags=None if old is None else old.get("tags"), version=version)
+    check_sections(db, tenant, doc)
+    embedded = embed_sections(db, tenant, doc)  # before the write: a failure writes nothing
     fields = {k: v for k, v in with_keys("knowledge", doc).items() if k != "_id"}
     db["knowledge"].update_one({"_id": doc["_id"], "tenant_id": tenant},
                                {"$set": fields}, upsert=True)
-    return {**summary(doc), "created": old is None,
+    forget(TenantScope(db, tenant), _keys(old), _keys(doc))
+    return {**summary(doc), "embedded": embedded, "created": old is None,
             "knowledge_version": bump_knowledge_version(db, tenant)}
 
 
 def remove_document(db: Database[Document], tenant: str, slug: str) -> Document:
-    """Remove a document; returns `{slug, removed: true, knowledge_version}`."""
+    """Remove a document (and its sections' stored vectors); returns `{slug, removed: true,
+    knowledge_version}`."""
+    from opsgraph.knowledge.stored_vectors import forget
+
     check_slug(slug)
     _tenant(db, tenant)
+    old = db["knowledge"].find_one({"tenant_id": tenant, "slug": slug})
     result = db["knowledge"].delete_one({"tenant_id": tenant, "slug": slug})
     if result.deleted_count == 0:
         raise NotFound(f"document {slug!r} not found in tenant {tenant!r}")
+    forget(TenantScope(db, tenant), _keys(old), [])
     return {"slug": slug, "removed": True,
             "knowledge_version": bump_knowledge_version(db, tenant)}
 

@@ -18,8 +18,9 @@ its own stored fields (`type`, `name`, ...).
 An `Index` is built per tenant and state of its knowledge: the key is the tenant, its
 `knowledge_version` and a digest of the entries' text and fields, so an edit that forgot
 to bump the version still rebuilds. The last few indexes stay cached in process; section
-vectors are cached by text, so a rebuild after one document changes embeds only that
-document's new sections; and they are kept on disk (`knowledge.vector_store`), so a fresh
+vectors are cached by text in process, kept in the store (`knowledge.stored_vectors`:
+a document's sections are embedded when it is uploaded, only those whose text changed, so
+a search embeds only its query) and on disk (`knowledge.vector_store`), so a fresh
 process loads them instead of embedding every entry again.
 """
 
@@ -237,8 +238,11 @@ _vector_cache: OrderedDict[str, Any] = OrderedDict()
 _lock = threading.Lock()
 
 
-def _embed_cached(texts: Sequence[str]) -> Vectors:
-    """Vectors of texts, embedding only those not seen before (by text digest)."""
+def _embed_cached(texts: Sequence[str],
+                  fill: Callable[[Sequence[str]], Vectors] | None = None) -> Vectors:
+    """Vectors of texts, from this process's cache by text digest, the rest from `fill`
+    (the tenant's stored vectors, embedding only what no one embedded yet; default: the
+    embedder)."""
     import numpy as np
 
     from opsgraph.knowledge.embeddings import DIMENSIONS, get_embedder
@@ -248,7 +252,7 @@ def _embed_cached(texts: Sequence[str]) -> Vectors:
         missing = sorted({k: t for k, t in zip(keys, texts, strict=True)
                           if k not in _vector_cache}.items())
     if missing:
-        fresh = get_embedder().embed([t for _, t in missing])
+        fresh = (fill or get_embedder().embed)([t for _, t in missing])
         with _lock:
             for (k, _), vector in zip(missing, fresh, strict=True):
                 _vector_cache[k] = vector
@@ -306,7 +310,13 @@ def index_for(scope: TenantScope) -> Index:
         if cached is not None:
             _indexes.move_to_end(key)
             return cached
-    embed = stored_or_embedded(scope.tenant_id, version, _embed_cached, _remember)
+    from opsgraph.knowledge.stored_vectors import vectors_of
+
+    def from_store(texts: Sequence[str]) -> Vectors:
+        return vectors_of(scope, texts)[0]
+
+    embed = stored_or_embedded(scope.tenant_id, version,
+                               lambda texts: _embed_cached(texts, from_store), _remember)
     built = Index(entries, embed, _embed_query)
     with _lock:
         _indexes[key] = built

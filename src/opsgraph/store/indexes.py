@@ -92,6 +92,7 @@ INDEXES: dict[str, list[IndexModel]] = {
                             ("received_at", DESCENDING))],
     "outbox": [_by_id(), _ix("tenant_created", ("created_at", DESCENDING))],
     "knowledge": [_by_id(), *_named(), _ix("tenant_slug", ("slug", ASCENDING), unique=True)],
+    "knowledge_vectors": [_by_id()],
     "catalogue": [_by_id(), *_named(),
                   _ix("tenant_type_key", ("type", ASCENDING), ("key", ASCENDING)),
                   _ix("tenant_key", ("key", ASCENDING), unique=True)],

@@ -69,8 +69,9 @@ class ScopedCollection:
     def insert_one(self, doc: Mapping[str, Any]) -> InsertOneResult:
         return self._writable().insert_one(self._d(doc))
 
-    def insert_many(self, docs: Sequence[Mapping[str, Any]]) -> InsertManyResult:
-        return self._writable().insert_many([self._d(d) for d in docs])
+    def insert_many(self, docs: Sequence[Mapping[str, Any]],
+                    ordered: bool = True) -> InsertManyResult:
+        return self._writable().insert_many([self._d(d) for d in docs], ordered=ordered)
 
     def update_one(self, flt: Mapping[str, Any], update: Mapping[str, Any],
                    upsert: bool = False) -> UpdateResult:
@@ -88,6 +89,9 @@ class ScopedCollection:
 
     def delete_one(self, flt: Mapping[str, Any]) -> DeleteResult:
         return self._writable().delete_one(self._f(flt))
+
+    def delete_many(self, flt: Mapping[str, Any]) -> DeleteResult:
+        return self._writable().delete_many(self._f(flt))
 
     def aggregate(self, pipeline: Sequence[Mapping[str, Any]]) -> list[Document]:
         return list(self._coll.aggregate([{"$match": {"tenant_id": self.tenant_id}},
@@ -107,6 +111,11 @@ class TenantScope:
     def reader(self) -> TenantScope:
         """The same tenant, refusing every write (what read tools and previews get)."""
         return TenantScope(self._db, self.tenant_id, read_only=True)
+
+    def bookkeeper(self) -> TenantScope:
+        """The same tenant, writable, for what a read leaves behind that is no tenant data
+        (the vectors a search embedded, kept so no one embeds them again)."""
+        return TenantScope(self._db, self.tenant_id)
 
     @classmethod
     def of(cls, principal: Principal, db: Database[Document] | None = None) -> TenantScope:

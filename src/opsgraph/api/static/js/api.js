@@ -2,6 +2,7 @@
 // server-sent events read from fetch (an EventSource cannot send the bearer token).
 
 const TOKEN_KEY = "opsgraph.token";
+const VISITOR_SESSION_KEY = "opsgraph.visitor-session";
 
 export function token() { return localStorage.getItem(TOKEN_KEY) || ""; }
 export function setToken(value) {
@@ -38,9 +39,22 @@ export class ApiError extends Error {
   }
 }
 
+/** A visitor's own secret for this tab: the server keeps a visitor's conversations to the
+ * session that started them (without it, no visitor could continue one). */
+function visitorSession() {
+  let id = sessionStorage.getItem(VISITOR_SESSION_KEY);
+  if (!id) {
+    const bytes = crypto.getRandomValues(new Uint8Array(16));
+    id = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+    sessionStorage.setItem(VISITOR_SESSION_KEY, id);
+  }
+  return id;
+}
+
 function headers(extra = {}) {
   const h = {"content-type": "application/json", ...extra};
   if (token()) h.authorization = `Bearer ${token()}`;
+  else h["x-opsgraph-visitor"] = visitorSession();
   return h;
 }
 
