@@ -92,6 +92,11 @@ class Settings:
     """`OPSGRAPH_FEW_SHOT`: `on` (default) or `off`. Off, the nightly few-shot promotion
     promotes nothing and prompts get no worked examples, for every tenant (a tenant turns
     them off for itself with `few_shot: false` on its tenants document)."""
+    context_tokens: int = 8192
+    """`OPSGRAPH_CONTEXT_TOKENS`: the context window, in tokens, of a model whose window
+    opsgraph does not know (`openai:`, `llamacpp:`, `scripted:` specs; Claude models are
+    known: 200,000). Every prompt is trimmed to fit it (`opsgraph.engine.context_budget`);
+    set it to the server's context size (llama.cpp `--ctx-size`, Ollama `num_ctx`)."""
 
 
 def _default_agents_dir() -> Path:
@@ -198,6 +203,7 @@ def load_settings() -> Settings:
         light_model_set=bool(env.get("OPSGRAPH_LIGHT_MODEL", "").strip()),
         local_model_urls=_local_model_urls(env.get("OPSGRAPH_LOCAL_MODEL_URLS")),
         few_shot=_switch(env, "OPSGRAPH_FEW_SHOT", True),
+        context_tokens=int(_positive(env, "OPSGRAPH_CONTEXT_TOKENS", 8192)),
     )
 
 

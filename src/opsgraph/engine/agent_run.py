@@ -11,6 +11,7 @@ from langgraph.types import interrupt
 
 from opsgraph.engine import model_calls
 from opsgraph.engine.context import RunContext
+from opsgraph.engine.context_budget import result_chars
 from opsgraph.engine.few_shot import agent_examples
 from opsgraph.engine.plan import PlannedTask
 from opsgraph.engine.pre_search import PreSearch, pre_search
@@ -28,9 +29,8 @@ if TYPE_CHECKING:
 def task_brief(ctx: RunContext, task: PlannedTask, dep_results: dict[str, TaskResult]) -> str:
     """The human turn of an agent: today's date, who asks, their words, its own task and
     what earlier tasks found (as data) — and nothing else."""
-    roles = ", ".join(sorted(r.value for r in ctx.principal.roles))
     lines = [f"Today: {ctx.today_line()}.",
-             f"Asked by: {ctx.principal.user_id} ({roles}).",
+             f"Asked by: {ctx.caller_line()}.",
              f"Their message: {json.dumps(ctx.request, ensure_ascii=False)}",
              f"Your task: {task.instruction}",
              *agent_examples(ctx.scope, task.agent, task.instruction)]
@@ -137,7 +137,8 @@ def run_agent(ctx: RunContext, agent: AgentSpec, task: PlannedTask,
         messages=messages, max_rounds=agent.round_limit, agent=agent.name,
         on_proposal=proposal_handler(ctx, agent.name, task.id) if acts else None,
         run_round=model_calls.replayable_round if acts else None,
-        first_call=task_write_tool(tools, task) if acts else None, answers=answers)
+        first_call=task_write_tool(tools, task) if acts else None, answers=answers,
+        result_chars=result_chars(spec))
     if found is not None:
         with_pre_search(result, found)
     if answers and result.content.strip():

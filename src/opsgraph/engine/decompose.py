@@ -122,10 +122,9 @@ def _planner_messages(ctx: RunContext, spec: str, request: str, history: list[Tu
     from opsgraph.models.factory import get_chat_model
     from opsgraph.models.prompt_cache import cached_system_message
 
-    roles = ", ".join(sorted(r.value for r in ctx.principal.roles))
     listed = "\n".join(f"- {key}: {what}" for key, what in capabilities.items())
     context = render_history(history[:-1])
-    human = (f"Today: {ctx.today_line()}. Caller: {ctx.principal.user_id} ({roles}), "
+    human = (f"Today: {ctx.today_line()}. Caller: {ctx.caller_line()}, "
              f"channel {ctx.principal.channel.value}.\n"
              f"Capabilities for this request:\n{listed}\n\n"
              + (f"Conversation so far:\n{context}\n\n" if context else "")

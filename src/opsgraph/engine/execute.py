@@ -79,8 +79,10 @@ def _run(ctx: RunContext, task: PlannedTask, dep_results: dict[str, TaskResult])
     except RunAborted:
         raise  # the run cannot go on (e.g. a scripted model with no turn left): fail loudly
     except Exception as exc:
+        # a provider's or a library's own words (which may quote the prompt) go to the log;
+        # the answer and the event say what stopped, in ours
         log.exception("task %s (%s) failed", task.id, agent.name)
-        message = f"{agent.name}: {exc}" if str(exc) else f"{agent.name}: {type(exc).__name__}"
+        message = f"{agent.name} stopped: {failure_reason(exc)}"
         emit({"event": "error", "data": {"code": "task_failed", "message": message,
                                          "task_id": task.id}})
         return _result(task, "failed", error=message)
@@ -90,6 +92,16 @@ def _run(ctx: RunContext, task: PlannedTask, dep_results: dict[str, TaskResult])
     return _result(task, status, content=loop.content,
                    sources=[s.to_json() for s in loop.sources], tool_calls=loop.tool_calls,
                    calls=loop.calls, findings=loop.findings, cap=loop.stopped)
+
+
+def failure_reason(exc: BaseException) -> str:
+    """What an unexpected failure of a task is called in the answer: the model call that
+    failed (a provider error, e.g. a context overflow or a timeout) or an internal error."""
+    module = type(exc).__module__.split(".")[0]
+    if module in ("openai", "httpx", "botocore", "anthropic", "langchain_openai",
+                  "langchain_aws", "llama_cpp", "requests", "urllib3"):
+        return f"the model call failed ({type(exc).__name__})"
+    return f"an internal error ({type(exc).__name__})"
 
 
 @task

@@ -33,7 +33,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Interrupt
 
 from opsgraph.engine import model_calls
-from opsgraph.engine.context import RunContext
+from opsgraph.engine.context import ROLE_ORDER, RunContext
 from opsgraph.engine.plan import PlannedTask
 from opsgraph.engine.state import (
     Answer,
@@ -52,8 +52,6 @@ from opsgraph.harness.templates import lookup, render, render_text
 from opsgraph.harness.versions import BUILTIN_DOC
 
 log = logging.getLogger(__name__)
-
-ROLE_ORDER = ("admin", "manager", "staff", "member", "visitor")
 
 
 class BudgetExceeded(RunAborted):

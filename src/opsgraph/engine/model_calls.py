@@ -17,6 +17,7 @@ from langgraph.config import get_stream_writer
 from langgraph.func import task
 
 from opsgraph.engine.context import RunContext
+from opsgraph.engine.context_budget import context_window, fit_messages
 from opsgraph.engine.tool_loop import dispatch
 from opsgraph.tools.contract import BoundTool, ToolOutcome
 
@@ -69,6 +70,7 @@ def invoke(ctx: RunContext, spec: str, messages: list[BaseMessage], tools: list[
     from opsgraph.models.usage import usage_of
 
     ctx.usage.spend_call(ctx.call_budget, f"{stage} {task_id or ''}".strip())
+    messages = fit_messages(messages, tools, context_window(spec))
     model = _bound(spec, tools, choice)
     with _slot(ctx, stage, task_id or step_id):
         reply = model.invoke(messages,
@@ -87,6 +89,8 @@ def structured(ctx: RunContext, spec: str, messages: list[BaseMessage],
     from opsgraph.models.usage import usage_of
 
     ctx.usage.spend_call(ctx.call_budget, stage)
+    shape = [schema] if isinstance(schema, dict) else []  # a grammar the server adds
+    messages = fit_messages(messages, shape, context_window(spec))
     model = get_chat_model(spec).with_structured_output(schema, include_raw=True)
     with _slot(ctx, stage, None):
         reply = cast(dict[str, Any],
@@ -104,6 +108,7 @@ def stream_text(ctx: RunContext, spec: str, messages: list[BaseMessage], *,
     from opsgraph.models.usage import usage_of
 
     ctx.usage.spend_call(ctx.call_budget, stage)
+    messages = fit_messages(messages, [], context_window(spec))
     model = get_chat_model(spec)
     chunks: list[AIMessageChunk] = []
     with _slot(ctx, stage, None):
