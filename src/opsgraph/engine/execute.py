@@ -21,8 +21,9 @@ from langgraph.types import Interrupt
 
 from opsgraph.engine.context import CapReached, RunContext
 from opsgraph.engine.plan import PlannedTask, TaskPlan, topological
-from opsgraph.engine.state import RunState, TaskResult, TaskStatus, state_update
+from opsgraph.engine.state import DONE, RunState, TaskResult, TaskStatus, state_update
 from opsgraph.engine.synthesise import collect_sources, status_lines
+from opsgraph.engine.task_outcome import loop_status
 from opsgraph.errors import RunAborted
 from opsgraph.gates import decide
 
@@ -55,7 +56,7 @@ def _run(ctx: RunContext, task: PlannedTask, dep_results: dict[str, TaskResult])
     from opsgraph.registry.loader import get_registry
 
     emit = get_stream_writer()
-    blocked = [tid for tid, r in dep_results.items() if r.status != "completed"]
+    blocked = [tid for tid, r in dep_results.items() if r.status not in DONE]
     if blocked:
         return _result(task, "skipped", error=f"depends on {', '.join(blocked)}, which did not "
                                               "complete")
@@ -86,10 +87,10 @@ def _run(ctx: RunContext, task: PlannedTask, dep_results: dict[str, TaskResult])
         emit({"event": "error", "data": {"code": "task_failed", "message": message,
                                          "task_id": task.id}})
         return _result(task, "failed", error=message)
-    # an action task that proposed nothing did not do its job, whatever its text says
-    status: TaskStatus = ("no_proposal" if agent.kind == "action" and not loop.proposed
-                          else "completed")
-    return _result(task, status, content=loop.content,
+    # an action task that proposed nothing did not do its job, whatever its text says; a
+    # query task that could not read what it tried did not either
+    status, unread = loop_status(agent.kind == "action", loop)
+    return _result(task, status, error=unread, content=loop.content,
                    sources=[s.to_json() for s in loop.sources], tool_calls=loop.tool_calls,
                    calls=loop.calls, findings=loop.findings, cap=loop.stopped)
 
@@ -149,6 +150,6 @@ def pause_answer(results: dict[str, TaskResult], interrupts: list[Interrupt]) ->
              if isinstance(i.value, dict) and "card" in i.value]
     lines = [f"Waiting for approval: {c['summary']} (card {c['change_id']})." for c in cards]
     lines += status_lines(results)
-    if any(r.status == "completed" and not r.writes for r in results.values()):
+    if any(r.status in DONE and not r.writes for r in results.values()):
         lines.append("The rest of the answer follows once the change is decided.")
     return {"text": "\n".join(lines), "sources": collect_sources(results)}

@@ -40,7 +40,6 @@ from opsgraph.engine.state import (
     HarnessState,
     RunState,
     TaskResult,
-    TaskStatus,
     state_update,
 )
 from opsgraph.errors import OpsgraphError, RunAborted
@@ -483,6 +482,7 @@ def agent_step(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     which writes the answer as it does for a plan of one task."""
     from opsgraph.engine.agent_run import run_agent
     from opsgraph.engine.execute import pause_answer
+    from opsgraph.engine.task_outcome import loop_status
     from opsgraph.gates import decide
     from opsgraph.principal import WRITE_VERBS
     from opsgraph.registry.loader import get_registry
@@ -517,9 +517,8 @@ def agent_step(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
             interrupts: list[Interrupt] = list(exc.args[0] if exc.args else ())
             emit({"event": "answer", "data": pause_answer({}, interrupts)})
             raise
-        status: TaskStatus = ("no_proposal" if agent.kind == "action" and not loop.proposed
-                              else "completed")
-        result = TaskResult(task_id=step.id, agent=agent.name, status=status,
+        status, unread = loop_status(agent.kind == "action", loop)
+        result = TaskResult(task_id=step.id, agent=agent.name, status=status, error=unread,
                             instruction=instruction, writes=task.writes, content=loop.content,
                             sources=[s.to_json() for s in loop.sources],
                             tool_calls=loop.tool_calls, calls=loop.calls,

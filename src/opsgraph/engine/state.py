@@ -35,7 +35,10 @@ SCHEMA_VERSION = 3
 """1: untyped dicts, no `schema_version` written; 2: this module's models (same keys);
 3: `harness` added (absent in older checkpoints, which load with None)."""
 
-TaskStatus = Literal["completed", "no_proposal", "denied", "failed", "skipped"]
+TaskStatus = Literal["completed", "partial", "no_proposal", "denied", "failed", "skipped"]
+"""`partial`: a query task that read some of what it tried, not all (`engine.task_outcome`)."""
+DONE = ("completed", "partial")
+"""The statuses of a task whose results later tasks and the answer may use."""
 
 
 class StateUnreadable(RunAborted):

@@ -22,7 +22,8 @@ from langgraph.runtime import Runtime
 
 from opsgraph.engine import model_calls
 from opsgraph.engine.context import RunContext
-from opsgraph.engine.state import Answer, RunState, TaskResult, state_update
+from opsgraph.engine.state import DONE, Answer, RunState, TaskResult, state_update
+from opsgraph.engine.task_outcome import agent_words
 from opsgraph.tools.contract import DATA_NOTICE
 
 SYNTHESIS_RULES = """You answer a member of staff of a club or venue.
@@ -91,7 +92,7 @@ def status_lines(results: Mapping[str, TaskResult]) -> list[str]:
                 lines.append(line)
         reason = result.error or ""
         if status == "no_proposal":
-            said = " ".join(result.content.split())
+            said = agent_words(result.content)  # never its tool talk or our prompt's words
             tail = f" — the agent said: {said}" if said else ""
             lines.append(f"No change was proposed for {what}{tail}"
                          + ("" if said.endswith((".", "?", "!")) else "."))
@@ -99,6 +100,8 @@ def status_lines(results: Mapping[str, TaskResult]) -> list[str]:
             lines.append(f"Not allowed: {what} — {reason}.")
         elif status == "failed":
             lines.append(f"Could not complete {what}: {reason}.")
+        elif status == "partial":
+            lines.append(f"Only partly done: {what} — {reason}.")
         elif status == "skipped":
             lines.append(f"Skipped {what}: {reason}.")
     return lines
@@ -119,11 +122,12 @@ def truthful(sentences: Iterable[str], applied: bool) -> Iterator[str]:
 def _findings(results: Mapping[str, TaskResult]) -> list[dict[str, Any]]:
     rows = []
     for tid, r in results.items():
-        if r.writes or r.status != "completed":
+        if r.writes or r.status not in DONE:
             continue
-        if r.findings or r.content.strip():
+        said = agent_words(r.content)
+        if r.findings or said:
             rows.append({"task": tid, "instruction": r.instruction,
-                         "found": r.findings or r.content})
+                         "found": r.findings or said})
     return rows
 
 
@@ -139,6 +143,15 @@ def _sentences(chunks: Iterable[str]) -> Iterator[str]:
         buffer = parts[-1]
     if buffer:
         yield buffer
+
+
+def shown(sentence: str) -> str:
+    """A sentence of the answer as it may be shown: as written, or less what
+    `agent_words` keeps out ("" when nothing is left)."""
+    kept = agent_words(sentence)
+    if kept == sentence.strip():
+        return sentence
+    return kept + " " if kept else ""
 
 
 def synthesise(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
@@ -175,7 +188,10 @@ def synthesise(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
                                      + json.dumps(findings, default=str, ensure_ascii=False))]
             stream = model_calls.stream_text(ctx, ctx.run_model or tier_spec("default"),
                                              messages, stage="synthesise")
-        for sentence in truthful(_sentences(stream), _applied(results)):
+        for said in truthful(_sentences(stream), _applied(results)):
+            sentence = shown(said)
+            if not sentence:
+                continue  # markup, tool talk or our prompt's words: never in an answer
             parts.append(sentence)
             emit({"event": "token", "data": {"text": sentence}})
     lines = status_lines(results)
