@@ -125,3 +125,127 @@ def test_a_provider_error_never_reaches_the_answer(script: Any,
     answer = of(events, "answer")[-1]["text"]
     assert "the model call failed (HTTPStatusError)" in answer
     assert "exceeds" not in answer and "tool_response" not in answer
+
+
+# -- 3. recover, and say so truthfully ------------------------------------------------------
+
+def test_a_tool_error_that_names_its_fix_gets_a_retry(script: Any,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    prompts = record_prompts(monkeypatch)
+    model = script({
+        "plan": {"tasks": [task("t1", "members", "update", "Change Jane Smith's phone to 07700 "
+                                                           "900999")]},
+        "turns": {"t1": [call("members_update", member="Jane Smith",
+                              changes={"phone": "07700 900999"}),
+                         call("members_update", member="Jane Smith",
+                              changes={"phone": "+44 7700 900999"})]},
+    })
+    events = chat(person("staff"), "change jane smith's phone to 07700 900999", model)
+    assert finished(events)["status"] == "awaiting_approval"
+    retry = prompts.texts("task")[1]
+    assert "not an international phone number" in retry and "e.g. +44 7700 900123" in retry
+    changes = of(events, "approval_required")[0]["changes"]
+    assert changes[0]["new"]["phone"] == "+44 7700 900999"
+
+
+def test_a_query_task_whose_reads_all_failed_is_failed_and_says_what(script: Any) -> None:
+    model = script({
+        "plan": {"tasks": [task("t1", "events", "list", "List the events this week")]},
+        "turns": {"t1": [call("events_list", **{"from": "this week"}),
+                         call("events_list", **{"from": "this wk"}),
+                         {"content": "There are no events this week."}]},
+    })
+    events = chat(person("staff"), "what's on this week?", model)
+    assert statuses(events) == {"t1": "failed"}
+    assert finished(events)["status"] == "completed_with_errors"
+    answer = of(events, "answer")[-1]["text"]
+    assert "Could not complete" in answer and "could not read events_list" in answer
+    assert "no events this week" not in answer
+    assert finished(events)["usage"]["model_calls"] == 4  # plan + three turns, no synthesis
+
+
+def test_a_query_task_that_read_only_part_is_partly_done(script: Any) -> None:
+    model = script({
+        "plan": {"tasks": [task("t1", "members", "get", "Look up Jane Smith and Zed Quux")]},
+        "turns": {"t1": [{"tool_calls": [{"name": "members_search", "args": {"query": "Jane"}},
+                                         {"name": "members_get",
+                                          "args": {"member": "Zed Quux"}}]},
+                         {"content": "Jane Smith is a premium member."}]},
+        "synthesis": "Jane Smith is a premium member.",
+    })
+    events = chat(person("staff"), "look up jane smith and zed quux", model)
+    assert statuses(events) == {"t1": "partial"}
+    assert finished(events)["status"] == "completed_with_errors"
+    answer = of(events, "answer")[-1]["text"]
+    assert answer.startswith("Jane Smith is a premium member.")
+    assert "Only partly done" in answer and "could not read members_get" in answer
+
+
+def test_no_tool_text_prompt_text_or_nudge_reaches_an_answer(script: Any) -> None:
+    said = ("I will call the members_update tool now. <tool_response>{\"ok\": false}"
+            "</tool_response> You have not proposed anything yet. Which Jane Smith is meant?")
+    model = script({
+        "plan": {"tasks": [task("t1", "members", "update", "Change Jane Smith's phone")]},
+        "turns": {"t1": [{"content": said}, {"content": said}]},
+    })
+    events = chat(person("staff"), "change jane smith's phone", model)
+    assert statuses(events) == {"t1": "no_proposal"}
+    answer = of(events, "answer")[-1]["text"]
+    assert "Which Jane Smith is meant?" in answer
+    for raw in ("members_update", "I will call", "tool_response", "You have not proposed",
+                "{"):
+        assert raw not in answer, (raw, answer)
+
+
+def test_agent_words_keep_an_answer_and_drop_the_machinery() -> None:
+    from opsgraph.engine.task_outcome import agent_words
+
+    assert agent_words("Courts open at 7.\n- Court 1\n- Court 2") == ("Courts open at 7.\n- Court "
+                                                                      "1\n- Court 2")
+    assert agent_words("<tool_call>{\"name\": \"x\"}</tool_call>Open 7-22.") == "Open 7-22."
+    assert agent_words("I'll use bookings_list first. Done?") == "Done?"
+
+
+# -- 4. questions go to knowledge -----------------------------------------------------------
+
+def test_a_knowledge_question_needs_no_planner_call(script: Any) -> None:
+    # no `plan` in the file: a planner call would fail the run loudly
+    model = script({"turns": {"t1": [{"content": "Dogs are welcome on the terrace only."}]}})
+    events = chat(person("staff"), "can i bring my dog", model)
+    assert finished(events)["status"] == "completed"
+    plan = of(events, "plan")[0]
+    assert [(t["domain"], t["operation"], t["agent"]) for t in plan["tasks"]] == [
+        ("knowledge", "search", "knowledge.faq")]
+    assert plan["notes"] == ["a question for the knowledge agents: planned by code, no "
+                             "planner call"]
+    assert finished(events)["usage"]["model_calls"] == 1  # one agent turn, no synthesis
+    assert of(events, "answer")[-1]["text"] == "Dogs are welcome on the terrace only."
+
+
+def test_a_request_for_a_change_still_gets_the_planner(script: Any) -> None:
+    model = script({"turns": {"t1": [{"content": "unused"}]}})
+    events = chat(person("staff"), "can i bring my dog? if so add a note to jane smith", model)
+    error = of(events, "error")[0]
+    assert "decompose" in error["message"] and "no `plan`" in error["message"]
+
+
+def test_an_unserved_capability_goes_to_the_nearest_agent_not_invalid_plan(script: Any) -> None:
+    from opsgraph.registry.loader import get_registry
+    from opsgraph.registry.matrix import capability_matrix
+
+    served = {(d, v) for v, d in capability_matrix(get_registry()).cells}
+    assert ("knowledge", "list") not in served
+    model = script({
+        "plan": {"tasks": [task("t1", "knowledge", "list",
+                                "Find where staff assemble when the fire alarm goes off")]},
+        "turns": {"t1": [{"content": "Everyone assembles at the front car park."}]},
+    })
+    events = chat(person("staff"), "remind me where we assemble when the fire alarm goes off",
+                  model)
+    assert not of(events, "error")
+    plan = of(events, "plan")[0]
+    assert [(t["domain"], t["operation"]) for t in plan["tasks"]] == [("knowledge", "search")]
+    assert plan["tasks"][0]["agent"].startswith("knowledge.")
+    assert any("nearest agent" in note for note in plan["notes"])
+    assert finished(events)["status"] == "completed"
+    assert finished(events)["usage"]["model_calls"] == 3  # plan, its repair, one turn

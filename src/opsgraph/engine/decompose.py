@@ -5,7 +5,9 @@ whole and clause by clause, so each ask of a several-ask message has its candida
 its structured output holds `capability` to that list: prompt size is latency on a small
 model, and a closed list is what a grammar-constrained server enforces. Code numbers the
 tasks, drops impossible dependencies, reviews the plan (`plan_review`) and routes each task
-through the capability matrix.
+through the capability matrix. A question whose best candidates are knowledge agents gets
+its one-task plan from code, with no planner call; a plan whose capability no agent serves
+is moved to the nearest agent before it is refused.
 """
 
 from __future__ import annotations
@@ -21,7 +23,14 @@ from opsgraph.engine import model_calls
 from opsgraph.engine.context import RunContext
 from opsgraph.engine.few_shot import planner_examples
 from opsgraph.engine.memory import Turn, render_history
-from opsgraph.engine.plan import MAX_TASKS, PlanDraft, TaskPlan, number_tasks, plan_problems
+from opsgraph.engine.plan import (
+    MAX_TASKS,
+    PlanDraft,
+    PlannedTask,
+    TaskPlan,
+    number_tasks,
+    plan_problems,
+)
 from opsgraph.engine.plan_review import review_plan
 from opsgraph.engine.state import RunState, state_update
 from opsgraph.errors import RunAborted
@@ -145,12 +154,93 @@ def _draft(ctx: RunContext, spec: str, messages: list[BaseMessage],
         return None, str(exc).replace("\n", " ")[:400]
 
 
+_WRITE_WORDS = re.compile(
+    r"\b(?:book|rebook|reserve|cancel|scrap|delete|remove|change|update|edit|move|swap|"
+    r"reschedule|refund|send|e-?mail|notify|remind|register|enrol|enroll|sign\s+(?:\w+\s+)?"
+    r"up|add|assign|issue|invoice|charge|create|schedule|freeze|pause|suspend|terminate|"
+    r"renew|upgrade|downgrade|promote|announce|approve|waitlist)\w*", re.IGNORECASE)
+"""The words of a request that asks for a change: such a request always gets the planner."""
+KNOWLEDGE_NOTE = "a question for the knowledge agents: planned by code, no planner call"
+
+
+def knowledge_question(request: str) -> TaskPlan | None:
+    """The one-task plan of a question the knowledge agents answer — the ranker's best agent
+    for it (and for each of its clauses) is a knowledge agent, and it names no change —
+    else None (the planner decides). Seed 000's built-in harness: one agent pass, one model
+    call when the pre-read answers it."""
+    from opsgraph.registry.ranker import rank_agents
+
+    if _WRITE_WORDS.search(request):
+        return None
+    best = rank_agents(request, top_k=1)
+    clauses = [c for c in _CLAUSES.split(request) if len(c.split()) >= 2]
+    if len(clauses) > 1:
+        best += [r for clause in clauses for r in rank_agents(clause, top_k=1)]
+    if not best or any(r.domain != "knowledge" for r in best):
+        return None
+    return TaskPlan(tasks=[PlannedTask(id="t1", domain="knowledge", operation="search",
+                                       instruction=request.strip())],
+                    notes=[KNOWLEDGE_NOTE])
+
+
+def nearest_capability(ctx: RunContext, task: PlannedTask,
+                       served: set[tuple[str, str]]) -> PlannedTask | None:
+    """`task` moved to the nearest agent of the capability matrix (the ranker's cached agent
+    embeddings, over the whole registry) when its own capability is served by none: a read
+    becomes that agent's read, a write only an agent's of the same write verb. None when
+    the verb is unknown or nothing the caller may use fits."""
+    from opsgraph.gates import decide
+    from opsgraph.principal import READ_VERBS, WRITE_VERBS
+    from opsgraph.registry.loader import get_registry
+    from opsgraph.registry.ranker import rank_agents
+
+    if task.operation not in (*READ_VERBS, *WRITE_VERBS):
+        return None
+    registry = get_registry()
+    for ranked in rank_agents(task.instruction, top_k=len(registry.agents)):
+        spec = registry.get(ranked.agent)
+        if task.operation in WRITE_VERBS:
+            verbs = [task.operation] if task.operation in spec.operations else []
+        else:
+            verbs = [v for v in spec.operations if v in READ_VERBS]
+        for verb in verbs:
+            if (spec.domain, verb) in served and decide(ctx.principal, spec, verb,
+                                                        plan=ctx.plan):
+                return task.model_copy(update={"domain": spec.domain, "operation": verb})
+    return None
+
+
+def _fallback(ctx: RunContext, plan: TaskPlan | None,
+              served: set[tuple[str, str]]) -> TaskPlan | None:
+    """The last draft with every unserved task moved to its nearest served capability, if
+    that makes it valid."""
+    if plan is None or not plan.tasks:
+        return None
+    moved = []
+    for task in plan.tasks:
+        if (task.domain, task.operation) in served:
+            moved.append(task)
+            continue
+        near = nearest_capability(ctx, task, served)
+        if near is None:
+            return None
+        moved.append(near)
+    fixed = plan.model_copy(update={"tasks": moved, "notes": [
+        *plan.notes, "capabilities the ranker's candidates missed were matched to the "
+                     "nearest agent"]})
+    return fixed if not plan_problems(fixed, served) else None
+
+
 def make_plan(ctx: RunContext, request: str, history: list[Turn]) -> TaskPlan:
-    """Ask for a plan, number and review it; one repair attempt if it is invalid."""
+    """A knowledge question's plan from code; otherwise ask for a plan, number and review
+    it, with one repair attempt, then the nearest-agent fallback, if it is invalid."""
     from opsgraph.models.factory import tier_spec
     from opsgraph.registry.loader import get_registry
     from opsgraph.registry.matrix import capability_matrix
 
+    quick = knowledge_question(request)
+    if quick is not None:
+        return quick
     registry = get_registry()
     served = {(domain, verb) for verb, domain in capability_matrix(registry).cells}
     spec = ctx.run_model or tier_spec("default")
@@ -158,6 +248,7 @@ def make_plan(ctx: RunContext, request: str, history: list[Turn]) -> TaskPlan:
     schema = plan_schema(list(capabilities))
     messages = _planner_messages(ctx, spec, request, history, capabilities)
     problems: list[str] = []
+    plan: TaskPlan | None = None
     for attempt in range(2):
         draft, unreadable = _draft(ctx, spec, messages, schema)
         if draft is None:
@@ -175,6 +266,9 @@ def make_plan(ctx: RunContext, request: str, history: list[Turn]) -> TaskPlan:
                          HumanMessage("That plan is invalid:\n- " + "\n- ".join(problems)
                                       + "\nCapabilities: " + ", ".join(capabilities)
                                       + ".\nReturn a corrected plan.")]
+    fixed = _fallback(ctx, plan, served)
+    if fixed is not None:
+        return fixed
     raise PlanRejected("the plan is invalid: " + "; ".join(problems), problems=problems)
 
 
