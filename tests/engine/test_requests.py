@@ -249,3 +249,57 @@ def test_an_unserved_capability_goes_to_the_nearest_agent_not_invalid_plan(scrip
     assert any("nearest agent" in note for note in plan["notes"])
     assert finished(events)["status"] == "completed"
     assert finished(events)["usage"]["model_calls"] == 3  # plan, its repair, one turn
+
+
+# -- 5. the registry gap: calling off an event ---------------------------------------------
+
+def test_calling_off_an_event_routes_to_its_agent_and_waits_for_approval(script: Any) -> None:
+    model = script({
+        "plan": {"tasks": [task("t1", "events", "cancel", "Cancel the Wine & Tennis Evening")]},
+        "turns": {"t1": [call("events_cancel", event="Wine & Tennis Evening",
+                              reason="courts flooded")]},
+    })
+    events = chat(person("staff"), "the courts are flooded, cancel the wine and tennis "
+                                   "evening", model)
+    assert of(events, "plan")[0]["tasks"][0]["agent"] == "events.cancel"
+    assert finished(events)["status"] == "awaiting_approval"
+    card = of(events, "approval_required")[0]["changes"][0]
+    assert card["operation"] == "events.cancel"
+    assert card["new"]["status"] == "cancelled" and "Wine & Tennis Evening" in card["summary"]
+
+
+# -- 6. follow-ups keep their subject ---------------------------------------------------------
+
+def test_a_follow_up_question_keeps_its_subject(script: Any,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    first = script({"turns": {"t1": [{"content": "Premium membership is £75 a month."}]}})
+    events = chat(person("staff"), "how much is premium membership?", first)
+    thread = events[0].data["thread_id"]
+    prompts = record_prompts(monkeypatch)
+    second = script({"turns": {"t1": [{"content": "Off-peak membership is £30 a month."}]}})
+    events = chat(person("staff"), "and off-peak?", second, thread=thread)
+    assert finished(events)["usage"]["model_calls"] == 1  # still no planner call
+    instruction = of(events, "plan")[0]["tasks"][0]["instruction"]
+    assert "premium membership" in instruction
+    brief = prompts.texts("task")[0]
+    assert "user: how much is premium membership?" in brief
+    assert "assistant: Premium membership is £75 a month." in brief
+
+
+def test_an_action_agent_sees_whom_her_refers_to(script: Any,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    first = script({"plan": {"tasks": [task("t1", "bookings", "list",
+                                            "List Jane Smith's bookings")]},
+                    "turns": {"t1": [call("bookings_list", member="Jane Smith")]},
+                    "synthesis": "Jane Smith has two bookings this week."})
+    events = chat(person("staff"), "what has jane smith booked?", first)
+    thread = events[0].data["thread_id"]
+    prompts = record_prompts(monkeypatch)
+    second = script({"plan": {"tasks": [task("t1", "bookings", "cancel",
+                                             "Cancel her other booking")]},
+                     "turns": {"t1": [{"content": "Which booking?"},
+                                      {"content": "Which booking?"}]}})
+    chat(person("staff"), "cancel her other one", second, thread=thread)
+    brief = prompts.texts("task")[0]
+    assert "user: what has jane smith booked?" in brief
+    assert "assistant: Jane Smith has two bookings this week." in brief

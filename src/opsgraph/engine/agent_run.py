@@ -13,6 +13,7 @@ from opsgraph.engine import model_calls
 from opsgraph.engine.context import RunContext
 from opsgraph.engine.context_budget import result_chars
 from opsgraph.engine.few_shot import agent_examples
+from opsgraph.engine.memory import recent_exchange
 from opsgraph.engine.plan import PlannedTask
 from opsgraph.engine.pre_search import PreSearch, pre_search
 from opsgraph.engine.state import TaskResult
@@ -27,13 +28,17 @@ if TYPE_CHECKING:
 
 
 def task_brief(ctx: RunContext, task: PlannedTask, dep_results: dict[str, TaskResult]) -> str:
-    """The human turn of an agent: today's date, who asks, their words, its own task and
-    what earlier tasks found (as data) — and nothing else."""
+    """The human turn of an agent: today's date, who asks, their words, its own task, the
+    thread's recent exchange and what earlier tasks found (as data) — and nothing else."""
     lines = [f"Today: {ctx.today_line()}.",
              f"Asked by: {ctx.caller_line()}.",
              f"Their message: {json.dumps(ctx.request, ensure_ascii=False)}",
              f"Your task: {task.instruction}",
              *agent_examples(ctx.scope, task.agent, task.instruction)]
+    exchange = recent_exchange(ctx.history)
+    if exchange:  # a follow-up keeps its subject: "and off-peak?", "her other one"
+        lines += ["", "The conversation before their message (names in it are who and what "
+                      "\"her\", \"it\" or \"that one\" refer to):", exchange]
     if dep_results:
         found = {tid: {"agent": r.agent, "status": r.status,
                        "result": r.content or r.findings}

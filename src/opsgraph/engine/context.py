@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from opsgraph.engine.memory import Turn
 from opsgraph.engine.threads import ThreadLease
 from opsgraph.errors import RunAborted
 from opsgraph.harness.spec import HarnessDoc
@@ -98,6 +99,9 @@ class RunContext:
     """The modules the tenant enabled (their rules and tools join its agents')."""
     """The tenant's own reply to a message with nothing to do (empty: the generic one)."""
     _caller: str | None = field(default=None, repr=False)
+    history: list[Turn] = field(default_factory=list)
+    """The thread's turns, this message last (set by the node that runs agents), so that an
+    agent keeps a follow-up's subject ("and off-peak?", "cancel her other one")."""
 
     def step(self, where: str) -> None:
         """The start of a step of the graph, or a write to the thread: the thread's lease

@@ -163,7 +163,20 @@ _WRITE_WORDS = re.compile(
 KNOWLEDGE_NOTE = "a question for the knowledge agents: planned by code, no planner call"
 
 
-def knowledge_question(request: str) -> TaskPlan | None:
+FOLLOW_UP_WORDS = 6
+"""A request this short, on a thread with an earlier question, is read as its follow-up."""
+
+
+def follow_up(request: str, history: list[Turn]) -> str:
+    """`request` with the subject of the thread's previous question when it is a short
+    follow-up ("and off-peak?" after "how much is premium membership?"), else as it is."""
+    earlier = [t["content"] for t in history[:-1] if t["role"] == "user"]
+    if not earlier or len(request.split()) > FOLLOW_UP_WORDS:
+        return request
+    return f"{request} (a follow-up to: {earlier[-1].strip()})"
+
+
+def knowledge_question(request: str, history: list[Turn] | None = None) -> TaskPlan | None:
     """The one-task plan of a question the knowledge agents answer — the ranker's best agent
     for it (and for each of its clauses) is a knowledge agent, and it names no change —
     else None (the planner decides). Seed 000's built-in harness: one agent pass, one model
@@ -172,6 +185,7 @@ def knowledge_question(request: str) -> TaskPlan | None:
 
     if _WRITE_WORDS.search(request):
         return None
+    request = follow_up(request, history or [])
     best = rank_agents(request, top_k=1)
     clauses = [c for c in _CLAUSES.split(request) if len(c.split()) >= 2]
     if len(clauses) > 1:
@@ -238,7 +252,7 @@ def make_plan(ctx: RunContext, request: str, history: list[Turn]) -> TaskPlan:
     from opsgraph.registry.loader import get_registry
     from opsgraph.registry.matrix import capability_matrix
 
-    quick = knowledge_question(request)
+    quick = knowledge_question(request, history)
     if quick is not None:
         return quick
     registry = get_registry()

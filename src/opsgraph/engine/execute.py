@@ -123,6 +123,7 @@ def run_subtask(task: PlannedTask, deps: dict[str, Future[dict[str, Any]]],
 def execute(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Start every sub-task as a future; gather all; raise every interrupt together."""
     runtime.context.step("execute")
+    runtime.context.history = list(state.history)  # what the agents' briefs show of it
     futures: dict[str, Future[dict[str, Any]]] = {}
     last_writer: Future[dict[str, Any]] | None = None
     for planned in topological(TaskPlan(tasks=state.plan)):

@@ -489,6 +489,7 @@ def agent_step(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
 
     ctx = runtime.context
     ctx.step("agent")
+    ctx.history = list(state.history)  # the step's agent sees the thread's recent exchange
     emit = get_stream_writer()
     hs = state.harness
     assert hs is not None and hs.waiting is not None
