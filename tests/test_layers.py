@@ -30,7 +30,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("knowledge",),
     ("audit",),
     ("operations",),
-    ("tools", "registry", "models"),
+    ("tools", "registry", "models", "resolve"),
     ("approvals", "harness"),
     ("engine",),
     ("jobs", "bootstrap"),

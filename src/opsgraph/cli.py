@@ -128,6 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_token)
 
     cc.add_agent_commands(sub)
+    cc.add_resolve_command(sub, _add_principal)
     cc.add_run_commands(sub, _add_principal)
     cc.add_approval_commands(sub, _add_principal)
     cc.add_ops_commands(sub, _add_principal)

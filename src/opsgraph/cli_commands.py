@@ -87,6 +87,72 @@ def add_agent_commands(sub: Any) -> None:
     p.set_defaults(func=cmd_rank)
 
 
+def _clock(raw: str | None, zone: Any) -> Any:
+    """--now as an aware datetime (a time without an offset is the venue's), or now."""
+    from datetime import UTC, datetime
+
+    if raw is None:
+        return datetime.now(UTC)
+    try:
+        when = datetime.fromisoformat(raw.strip())
+    except ValueError:
+        raise BadInput(f"--now: {raw!r} is not an ISO 8601 date and time "
+                       "(e.g. 2026-12-03T10:00:00+00:00)") from None
+    return when if when.tzinfo else when.replace(tzinfo=zone)
+
+
+def _thread_history(principal: Any, thread_id: str) -> list[str]:
+    """The latest turns of a thread the caller may read, oldest first."""
+    from opsgraph.api.threads import readable
+    from opsgraph.engine.runner import thread_state
+    from opsgraph.resolve.resolver import HISTORY_TURNS
+
+    readable(principal, thread_id)
+    _, state = thread_state(principal, thread_id)
+    turns = [t["content"] for t in state.history if t["role"] != "summary"] if state else []
+    return turns[-HISTORY_TURNS:]
+
+
+def _mention_line(m: dict[str, Any]) -> str:
+    what = m.get("value")
+    if what is None and m.get("candidates"):
+        what = "one of: " + "; ".join(f"{c['label']} [{c['value']}]" for c in m["candidates"])
+    shown = f"{what}" + (f" to {m['end']}" if m.get("end") else "")
+    label = f" ({m['label']})" if m.get("label") and m["label"] != m.get("value") else ""
+    return f"{m['kind']:<9} {m['text']!r:<28} {shown if what else 'not found'}{label}"
+
+
+def cmd_resolve(args: argparse.Namespace) -> int:
+    from opsgraph.operations.base import Context
+    from opsgraph.resolve import resolve_request
+    from opsgraph.resolve.resolver import zone_of
+    from opsgraph.store.scope import TenantScope
+
+    if not args.text.strip():
+        raise BadInput("TEXT: must not be empty")
+    principal = _cli().principal_from(args, "staff")
+    scope = TenantScope.of(principal, _cli().store())
+    timezone = str(scope.require_tenant().get("timezone") or "UTC")
+    now = _clock(args.now, zone_of(timezone))
+    history = _thread_history(principal, args.thread) if args.thread else []
+    found = resolve_request(Context(scope, principal, now), args.text, timezone=timezone,
+                            now=now, history=history).to_json()
+    _cli().out(args, found, lambda r: "\n".join(
+        [f"now {r['now']} ({r['timezone']})"] + [_mention_line(m) for m in r["mentions"]]))
+    return 0
+
+
+def add_resolve_command(sub: Any, add_principal: AddPrincipal) -> None:
+    p = sub.add_parser("resolve", help="what code understands in a request (no model)")
+    p.add_argument("text", metavar="TEXT")
+    add_principal(p, "staff")
+    p.add_argument("--thread", default=None, metavar="ID",
+                   help="read that thread's latest turns for 'her', 'that booking', ...")
+    p.add_argument("--now", default=None, metavar="ISO-8601", help="the clock (default: now)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_resolve)
+
+
 # --- runs ---------------------------------------------------------------------------------
 
 def print_events(args: argparse.Namespace, events: Iterable[Any]) -> int:
@@ -309,6 +375,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
         raise BadInput("--concurrency: must be at least 1")
     if args.compare is not None:
         return _cmd_compare(args)
+    from opsgraph.resolve.score import is_resolve_set
+
+    if args.dataset and any(is_resolve_set(Path(p)) for p in args.dataset):
+        return _cmd_resolve_eval(args)
     from opsgraph.evals.knowledge_set import is_knowledge_set
 
     if args.dataset and any(is_knowledge_set(Path(p)) for p in args.dataset):
@@ -341,6 +411,24 @@ def cmd_eval(args: argparse.Namespace) -> int:
             print(f"wrote {path}", file=sys.stderr)
     _cli().out(args, report, render_text)
     return 0 if report["passed"] else 1
+
+
+def _cmd_resolve_eval(args: argparse.Namespace) -> int:
+    """Score the resolver on labelled request sets (no model); exit 1 below the target."""
+    from opsgraph.resolve.score import TARGET, is_resolve_set, render, run_set
+
+    if not all(is_resolve_set(Path(p)) for p in args.dataset):
+        raise BadInput("--dataset: a resolver set runs only with other resolver sets")
+    db = _cli().store()
+    reports = [run_set(db, Path(p)) for p in args.dataset]
+    if args.report is not None:
+        out_dir = Path(args.report)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        (out_dir / "report.json").write_text(json.dumps(reports, indent=2), encoding="utf-8")
+        print(f"wrote {out_dir / 'report.json'}", file=sys.stderr)
+    _cli().out(args, reports if len(reports) > 1 else reports[0],
+               lambda r: "\n\n".join(render(x) for x in (r if isinstance(r, list) else [r])))
+    return 0 if all(r["accuracy"] >= TARGET for r in reports) else 1
 
 
 def add_eval_command(sub: Any) -> None:

@@ -41,6 +41,10 @@ DEFAULT_ROUNDS: dict[str, int] = {"query": 2, "action": 5}
 
 AgentKind = Literal["query", "action"]
 ModelTier = Literal["default", "light"]
+SlotKind = Literal["member", "staff", "resource", "event", "booking", "invoice", "datetime",
+                   "date", "datetime_range", "money", "email", "phone", "text"]
+"""What a slot holds: a record of one kind, a moment, a range of them, an amount, an
+address, a phone number, or free text (what the request resolver finds, opsgraph.resolve)."""
 
 
 def _one_of(what: str, allowed: Collection[str]) -> Callable[[str], str]:
@@ -123,6 +127,9 @@ class Slot(BaseModel):
     name: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$")]
     description: str
     required: bool = False
+    kind: SlotKind = Field(
+        default="text", description="What the slot holds; the resolver fills record, time, "
+        "amount and contact slots from the request before the model runs (default text).")
 
 
 class AgentSpec(BaseModel):

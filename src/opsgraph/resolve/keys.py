@@ -1,0 +1,73 @@
+"""Records a request names by a key: an invoice number ("INV-1042", "invoice 1042") or a
+record id typed as it is ("bkg_demo_0042", "mem_demo_001").
+
+One indexed lookup each (`number`, `_id`). A member may name only their own member record,
+invoices and bookings; anything else they name this way is left unresolved, the same
+whether or not it exists.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from opsgraph.operations.access import is_staff, own_member_id
+from opsgraph.operations.base import Context
+from opsgraph.resolve.mentions import Mention
+from opsgraph.resolve.tokens import Claimed
+
+Document = dict[str, Any]
+
+_INVOICE = re.compile(r"\b(?:inv[-\s]?|invoice\s+(?:no\.?\s*|number\s+|#\s*)?#?)(?P<n>\d{3,7})\b",
+                      re.I)
+_ID = re.compile(r"\b(?P<prefix>mem|stf|res|evt|bkg|inv)_[a-z0-9]+_[a-z0-9_]+\b", re.I)
+_BY_PREFIX = {"mem": ("member", "members", "_id"), "stf": ("staff", "staff", None),
+              "res": ("resource", "resources", None), "evt": ("event", "events", None),
+              "bkg": ("booking", "bookings", "member_id"),
+              "inv": ("invoice", "invoices", "member_id")}
+"""Id prefix → (kind, collection, the field naming the member who owns it)."""
+_LABELS = {"members": "name", "staff": "name", "resources": "name", "events": "title",
+           "invoices": "number"}
+
+
+def find_keys(ctx: Context, text: str, claimed: Claimed) -> list[Mention]:
+    """Every invoice number and typed record id in `text`."""
+    out = []
+    for m in _INVOICE.finditer(text):
+        number = f"INV-{m.group('n')}"
+        doc = ctx.scope["invoices"].find_one({"number": number})
+        out.append(_mention(ctx, m, "invoice", "invoices", "member_id", doc))
+        claimed.add(m.start(), m.end())
+    for m in _ID.finditer(text):
+        if claimed.overlaps(m.start(), m.end()):
+            continue
+        kind, collection, owner = _BY_PREFIX[m.group("prefix").lower()]
+        doc = ctx.scope[collection].find_one({"_id": m.group().lower()})
+        out.append(_mention(ctx, m, kind, collection, owner, doc))
+        claimed.add(m.start(), m.end())
+    return out
+
+
+def _mention(ctx: Context, m: re.Match[str], kind: str, collection: str, owner: str | None,
+             doc: Document | None) -> Mention:
+    if doc is None or not _may_see(ctx, doc, owner):
+        return Mention(m.group(), kind, start=m.start())
+    return Mention(m.group(), kind, str(doc["_id"]), label_of(collection, doc), start=m.start())
+
+
+def _may_see(ctx: Context, doc: Document, owner: str | None) -> bool:
+    if owner is None or is_staff(ctx.principal):
+        return True
+    return doc.get(owner) == own_member_id(ctx)
+
+
+def label_of(collection: str, doc: Document) -> str:
+    """How a record is named to a person: its name, title or number; a booking by its
+    time."""
+    field = _LABELS.get(collection)
+    if field and doc.get(field):
+        return str(doc[field])
+    start = doc.get("start")
+    if collection == "bookings" and start is not None:
+        return f"booking {doc['_id']} at {start:%a %d %b %H:%M}"
+    return str(doc["_id"])

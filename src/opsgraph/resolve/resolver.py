@@ -1,0 +1,89 @@
+"""`resolve_request`: every mention in a request, found by code before any model call.
+
+The finders run in an order that keeps them from reading the same words twice, each
+marking what it used: e-mail addresses, invoice numbers and typed ids, phone numbers,
+amounts, then named records (members, staff, resources, events; "Morning Yoga" is an
+event, not a morning), then dates and times, words that point at earlier turns ("her",
+"that booking", "the same time", resolve.history), and last a booking named by its
+member and day (resolve.bookings).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from opsgraph.errors import BadInput
+from opsgraph.operations.base import Context
+from opsgraph.resolve.bookings import find_booking
+from opsgraph.resolve.contacts import find_emails, find_phones, venue_country
+from opsgraph.resolve.dates import find_moments
+from opsgraph.resolve.days import find_days
+from opsgraph.resolve.events import narrow_events
+from opsgraph.resolve.history import carry_over
+from opsgraph.resolve.keys import find_keys
+from opsgraph.resolve.mentions import Mention, Resolution
+from opsgraph.resolve.money import find_amounts
+from opsgraph.resolve.names import find_named
+from opsgraph.resolve.times import find_times
+from opsgraph.resolve.tokens import Claimed, Token, tokenize
+
+HISTORY_TURNS = 6
+"""How many of the latest earlier turns are read for references."""
+_MONTH_FIRST = frozenset({"US", "PH", "CA"})
+
+
+def zone_of(timezone: str) -> ZoneInfo:
+    """The venue's time zone; BadInput naming it when it is not an IANA zone."""
+    try:
+        return ZoneInfo(timezone)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise BadInput(f"timezone: {timezone!r} is not a time zone (e.g. Europe/London)") from None
+
+
+def resolve_request(ctx: Context, text: str, *, timezone: str, now: datetime | None = None,
+                    history: Sequence[str] = ()) -> Resolution:
+    """What `text` names, read at `now` (default: the context's clock) in the venue's
+    `timezone`; `history` holds earlier turns of the thread, oldest first."""
+    zone = zone_of(timezone)
+    clock = (now or ctx.now).astimezone(zone)
+    tenant = ctx.scope.tenant() or {}
+    earlier = [_with_booking(ctx, turn, _mentions(ctx, turn, clock, zone, tenant), zone)
+               for turn in list(history)[-HISTORY_TURNS:] if turn.strip()]
+    found = carry_over(text, _mentions(ctx, text, clock, zone, tenant), earlier, zone)
+    found = _with_booking(ctx, text, found, zone)
+    return Resolution(clock, timezone, tuple(sorted(found, key=lambda m: (m.start, m.kind))))
+
+
+def _mentions(ctx: Context, text: str, now: datetime, zone: ZoneInfo,
+              tenant: dict[str, object]) -> list[Mention]:
+    """The mentions of one text, without references to other turns."""
+    claimed = Claimed()
+    country = venue_country(tenant)
+    found = find_emails(text, claimed)
+    found += find_keys(ctx, text, claimed)
+    found += find_phones(text, claimed, country)
+    found += find_amounts(text, claimed, str(tenant.get("currency") or "GBP"))
+    tokens = tokenize(text)
+    day_first = country not in _MONTH_FIRST
+    found += find_named(ctx, text, tokens, claimed,
+                        _time_tokens(text, tokens, now, day_first))
+    moments = find_moments(text, claimed, now, zone, day_first)
+    return narrow_events(ctx, found, moments, zone) + moments
+
+
+def _with_booking(ctx: Context, text: str, found: list[Mention], zone: ZoneInfo
+                  ) -> list[Mention]:
+    """`found` and the booking `text` names by member and day, if any."""
+    booking = find_booking(ctx, text, found, zone)
+    return found if booking is None else [*found, booking]
+
+
+def _time_tokens(text: str, tokens: list[Token], now: datetime, day_first: bool
+                 ) -> frozenset[int]:
+    """Indexes of the tokens inside a day or a clock time ("thurs", "6pm")."""
+    spans = [(d.start, d.end) for d in find_days(text, now.date(), day_first)]
+    spans += [(t.start, t.end) for t in find_times(text, spans)]
+    return frozenset(i for i, t in enumerate(tokens)
+                     if any(s < t.end and t.start < e for s, e in spans))

@@ -1,0 +1,75 @@
+"""The resolver against the seeded demo club: names, places, times, amounts, contacts."""
+
+from __future__ import annotations
+
+from opsgraph.resolve import Resolution
+
+from .conftest import Resolve
+
+
+def _one(found: Resolution, kind: str) -> tuple[str | None, str | None]:
+    mentions = found.of_kind(kind)
+    assert len(mentions) == 1, found.to_json()
+    return mentions[0].value, mentions[0].end
+
+
+def test_a_booking_request_names_member_court_and_time(resolve: Resolve) -> None:
+    found = resolve("book Jane Smith on court one tmrw at 6pm for an hour")
+    assert _one(found, "member") == ("mem_demo_001", None)
+    assert _one(found, "resource") == ("res_demo_court1", None)
+    assert _one(found, "datetime") == ("2030-01-10T18:00:00+00:00", "2030-01-10T19:00:00+00:00")
+    assert len(found.mentions) == 3
+
+
+def test_two_members_of_one_name_are_candidates(resolve: Resolve) -> None:
+    (tom,) = resolve("is Tom Baker paid up?").of_kind("member")
+    assert tom.value is None
+    assert {c.value for c in tom.candidates} == {"mem_demo_004", "mem_demo_005"}
+
+
+def test_typos_missing_accents_and_underscores_still_name_members(resolve: Resolve) -> None:
+    assert _one(resolve("refund jayne smtih"), "member")[0] == "mem_demo_002"
+    assert _one(resolve("email siobhan oconnor"), "member")[0] == "mem_demo_006"
+    assert _one(resolve("look up emily_chen"), "member")[0] == "mem_demo_008"
+
+
+def test_a_first_name_alone_gives_every_member_of_that_name(resolve: Resolve) -> None:
+    (jane,) = resolve("what does jane owe").of_kind("member")
+    assert {c.value for c in jane.candidates} == {"mem_demo_001", "mem_demo_003"}
+
+
+def test_an_event_named_loosely_is_found_and_its_day_picks_one(resolve: Resolve) -> None:
+    assert _one(resolve("who's coming to the wine and tennis night"), "event")[0] == "evt_demo_12"
+    assert _one(resolve("register Emily Chen for yoga on thurs"), "event")[0] == "evt_demo_02"
+
+
+def test_morning_yoga_is_an_event_not_a_morning(resolve: Resolve) -> None:
+    found = resolve("how full is morning yoga next tuesday")
+    assert _one(found, "event")[0] == "evt_demo_03"
+    assert _one(found, "date")[0] == "2030-01-15"
+    assert not found.of_kind("datetime")
+
+
+def test_amounts_emails_and_phones(resolve: Resolve) -> None:
+    found = resolve("refund 15 quid on INV-1003 and set her phone to 07700 900123, "
+                    "email jane@new.example")
+    assert _one(found, "money")[0] == "15.00"
+    assert _one(found, "invoice")[0] == "inv_demo_1003"
+    assert _one(found, "phone")[0] == "+447700900123"
+    assert _one(found, "email")[0] == "jane@new.example"
+
+
+def test_her_is_the_member_an_earlier_turn_named(resolve: Resolve) -> None:
+    found = resolve("book her on court 2 at 7pm", history=["pull up Jane Smith",
+                                                           "Jane Smith (premium) ..."])
+    (her,) = found.of_kind("member")
+    assert (her.text, her.value) == ("her", "mem_demo_001")
+
+
+def test_a_member_cannot_enumerate_other_members(resolve: Resolve) -> None:
+    found = resolve("book Tom Baker on court 1", role="member", user="mem_demo_001")
+    assert not found.of_kind("member")
+    assert _one(found, "resource")[0] == "res_demo_court1"
+    (own,) = resolve("my booking, Jane Smith", role="member",
+                     user="mem_demo_001").of_kind("member")
+    assert own.value == "mem_demo_001"
