@@ -97,6 +97,10 @@ class Settings:
     opsgraph does not know (`openai:`, `llamacpp:`, `scripted:` specs; Claude models are
     known: 200,000). Every prompt is trimmed to fit it (`opsgraph.engine.context_budget`);
     set it to the server's context size (llama.cpp `--ctx-size`, Ollama `num_ctx`)."""
+    direct_proposals: bool = False
+    """`OPSGRAPH_DIRECT_PROPOSALS`: `on` or `off` (default). On, an action agent whose
+    write tool has every required argument resolved by code from the request (members,
+    resources, events, times, amounts, contacts) proposes it with no model turn."""
 
 
 def _default_agents_dir() -> Path:
@@ -204,6 +208,7 @@ def load_settings() -> Settings:
         local_model_urls=_local_model_urls(env.get("OPSGRAPH_LOCAL_MODEL_URLS")),
         few_shot=_switch(env, "OPSGRAPH_FEW_SHOT", True),
         context_tokens=int(_positive(env, "OPSGRAPH_CONTEXT_TOKENS", 8192)),
+        direct_proposals=_switch(env, "OPSGRAPH_DIRECT_PROPOSALS", False),
     )
 
 

@@ -67,7 +67,7 @@ def test_a_long_list_reaches_the_model_bounded_and_says_how_to_narrow(
                          {"content": "Which booking of Jane Smith's is meant?"},
                          {"content": "Which booking of Jane Smith's is meant?"}]},
     })
-    events = chat(person("staff"), "cancel jane smith's booking", model)
+    events = chat(person("staff"), "cancel a booking", model)
     listed = of(events, "task_finished")[0]["calls"][0]
     assert listed["tool"] == "bookings_list" and listed["ok"]
     seen = prompts.calls[2][1][-1].content  # the second task turn's last message: the list
@@ -93,7 +93,7 @@ def test_every_prompt_fits_a_small_context_window(script: Any,
                          call("bookings_list", member="Jane Smith"),
                          {"content": "Which one?"}, {"content": "Which one?"}]},
     })
-    events = chat(person("staff"), "cancel jane smith's booking " + "please " * 300, model)
+    events = chat(person("staff"), "cancel a booking " + "please " * 300, model)
     assert finished(events)["status"] in ("completed", "completed_with_errors")
     assert len(prompts.calls) >= 5
     for _, messages in prompts.calls:
@@ -303,3 +303,103 @@ def test_an_action_agent_sees_whom_her_refers_to(script: Any,
     brief = prompts.texts("task")[0]
     assert "user: what has jane smith booked?" in brief
     assert "assistant: Jane Smith has two bookings this week." in brief
+
+
+# -- 7. the model fills, code checks ----------------------------------------------------------
+
+def _free_court_hour(demo_db: Any) -> tuple[str, str, str]:
+    """(member name, start HH:MM, end HH:MM): a free hour of Court 2 tomorrow and a named
+    member with nothing booked then."""
+    from datetime import UTC, datetime, timedelta
+
+    from opsgraph.operations.direct import call_operation
+
+    tomorrow = (datetime.now(UTC) + timedelta(days=1)).date().isoformat()
+    free = call_operation(person("staff"), "bookings.availability",
+                          {"resource": "Court 2", "date": tomorrow}, db=demo_db)
+    slot = next(s for s in free["result"]["free"]
+                if datetime.fromisoformat(s["start"]).hour >= 9)
+    start, end = datetime.fromisoformat(slot["start"]), datetime.fromisoformat(slot["start"])
+    end = start + timedelta(hours=1)
+    busy = {b["member_id"] for b in demo_db["bookings"].find(
+        {"tenant_id": "demo", "status": "confirmed", "start": {"$lt": end},
+         "end": {"$gt": start}})}
+    for name in ("Emily Chen", "Fatima Al-Sayed", "Jane Smith"):
+        member = demo_db["members"].find_one({"tenant_id": "demo", "name": name})
+        if member is not None and member["_id"] not in busy:
+            return name, f"{start:%H:%M}", f"{end:%H:%M}"
+    raise AssertionError("no named member free")
+
+
+def test_an_action_brief_lists_resolved_slots_by_label_never_ids(
+        script: Any, demo_db: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    name, start, end = _free_court_hour(demo_db)
+    prompts = record_prompts(monkeypatch)
+    model = script({
+        "plan": {"tasks": [task("t1", "bookings", "create", f"Book Court 2 for {name}")]},
+        "turns": {"t1": [{"content": "Which time?"}, {"content": "Which time?"}]},
+    })
+    chat(person("staff"), f"book court 2 for {name} tomorrow {start}-{end}", model)
+    brief = prompts.texts("task")[0]
+    assert f"- member: {name}" in brief and "- resource: Court 2" in brief
+    assert re.search(rf"- start: \w{{3}} \d+ \w{{3}} {start} \(\S+T{start}:00", brief), brief
+    assert "mem_demo_" not in brief and "res_demo_" not in brief
+
+
+def test_a_write_naming_someone_the_request_does_not_is_refused_with_the_right_name(
+        script: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    prompts = record_prompts(monkeypatch)
+    model = script({
+        "plan": {"tasks": [task("t1", "members", "update",
+                                "Change Raj Mehta's phone to +44 7700 900999")]},
+        "turns": {"t1": [call("members_update", member="Jane Smith",
+                              changes={"phone": "+44 7700 900999"}),
+                         call("members_update", member="Raj Mehta",
+                              changes={"phone": "+44 7700 900999"})]},
+    })
+    events = chat(person("staff"), "change raj mehta's phone to +44 7700 900999", model)
+    retry = prompts.texts("task")[1]
+    assert "member: 'Jane Smith' is not what the request names" in retry
+    assert "the request names Raj Mehta" in retry
+    cards = of(events, "approval_required")[0]["changes"]
+    assert len(cards) == 1 and "Raj Mehta" in cards[0]["summary"]
+
+
+def test_an_ambiguous_required_slot_asks_and_the_answer_completes_the_task(script: Any) -> None:
+    # no turns: asking which Tom Baker is meant takes no model call
+    asking = script({"plan": {"tasks": [task("t1", "members", "update",
+                                             "Change Tom Baker's phone to +44 7700 900999")]}})
+    events = chat(person("staff"), "change tom baker's phone to +44 7700 900999", asking)
+    assert statuses(events) == {"t1": "needs_input"}
+    assert finished(events)["status"] == "completed"
+    assert finished(events)["usage"]["model_calls"] == 1  # the plan only
+    answer = of(events, "answer")[-1]
+    assert answer["options"] == ["Tom Baker (tom.baker@example.com)",
+                                 "Tom Baker (tbaker@mail.example)"]
+    assert answer["text"].startswith("Which member do you mean")
+    thread = events[0].data["thread_id"]
+    # the button's text, on the same thread: no planner call, the task with that member
+    picked = script({"turns": {"t1": [call("members_update", member="tbaker@mail.example",
+                                           changes={"phone": "+44 7700 900999"})]}})
+    events = chat(person("staff"), "Tom Baker (tbaker@mail.example)", picked, thread=thread)
+    assert finished(events)["status"] == "awaiting_approval"
+    assert finished(events)["usage"]["model_calls"] == 1
+    card = of(events, "approval_required")[0]["changes"][0]
+    assert card["operation"] == "members.update" and "mem_demo_005" in card["summary"]
+
+
+def test_direct_proposals_propose_with_no_model_turn(script: Any, demo_db: Any,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from opsgraph.settings import get_settings
+
+    monkeypatch.setenv("OPSGRAPH_DIRECT_PROPOSALS", "on")
+    get_settings.cache_clear()
+    name, start, end = _free_court_hour(demo_db)
+    model = script({"plan": {"tasks": [task("t1", "bookings", "create",
+                                            f"Book Court 2 for {name} tomorrow {start}")]}})
+    events = chat(person("staff"), f"book court 2 for {name} tomorrow {start}-{end}", model)
+    assert finished(events)["status"] == "awaiting_approval", of(events, "error")
+    assert finished(events)["usage"]["model_calls"] == 1  # the plan; the write by code
+    card = of(events, "approval_required")[0]["changes"][0]
+    assert card["operation"] == "bookings.create"
+    assert card["new"]["start"].endswith(f"T{start}:00Z") or f"T{start}" in card["new"]["start"]

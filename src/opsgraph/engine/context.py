@@ -99,6 +99,8 @@ class RunContext:
     """The modules the tenant enabled (their rules and tools join its agents')."""
     """The tenant's own reply to a message with nothing to do (empty: the generic one)."""
     _caller: str | None = field(default=None, repr=False)
+    tasks_planned: int = 1
+    """How many tasks the run's plan holds (one: the message is the task's own words)."""
     history: list[Turn] = field(default_factory=list)
     """The thread's turns, this message last (set by the node that runs agents), so that an
     agent keeps a follow-up's subject ("and off-peak?", "cancel her other one")."""

@@ -286,6 +286,24 @@ def make_plan(ctx: RunContext, request: str, history: list[Turn]) -> TaskPlan:
     raise PlanRejected("the plan is invalid: " + "; ".join(problems), problems=problems)
 
 
+def answered_question(asked: dict[str, Any] | None, request: str) -> TaskPlan | None:
+    """The task a clarifying question held, with the slot the person picked, when their
+    message is one of its options (a button's text, or the option's words in theirs)."""
+    if not asked:
+        return None
+    said = " ".join(request.split()).casefold()
+    picked = [o for o in asked["options"] if o["label"].casefold() == said] or [
+        o for o in asked["options"] if o["label"].casefold() in said]
+    if len(picked) != 1:
+        return None
+    task = PlannedTask.model_validate(asked["task"])
+    resolved = {**task.resolved, asked["slot"]: {"value": picked[0]["value"],
+                                                 "label": picked[0]["label"]}}
+    return TaskPlan(tasks=[task.model_copy(update={"resolved": resolved})],
+                    notes=[f"the answer to the clarifying question: {asked['slot']} is "
+                           f"{picked[0]['label']}"])
+
+
 def choose_agent(ctx: RunContext, domain: str, verb: str, instruction: str) -> str | None:
     """The agent for one task: of the agents serving (domain, verb), those this caller may
     use; several → the one the ranker finds best for the instruction; none → the matrix's
@@ -309,7 +327,8 @@ def decompose(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Plan the request and route every task to an agent."""
     ctx = runtime.context
     ctx.step("decompose")
-    plan = make_plan(ctx, state.request, state.history)
+    plan = answered_question(state.clarifying, state.request) or make_plan(
+        ctx, state.request, state.history)
     tasks = [task.model_copy(update={
         "agent": choose_agent(ctx, task.domain, task.operation, task.instruction)})
         for task in plan.tasks]
@@ -317,4 +336,4 @@ def decompose(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     if plan.notes:
         data["notes"] = plan.notes
     get_stream_writer()({"event": "plan", "data": data})
-    return state_update(plan=tasks, results={})
+    return state_update(plan=tasks, results={}, clarifying={})

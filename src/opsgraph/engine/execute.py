@@ -90,7 +90,7 @@ def _run(ctx: RunContext, task: PlannedTask, dep_results: dict[str, TaskResult])
     # an action task that proposed nothing did not do its job, whatever its text says; a
     # query task that could not read what it tried did not either
     status, unread = loop_status(agent.kind == "action", loop)
-    return _result(task, status, error=unread, content=loop.content,
+    return _result(task, status, error=unread, content=loop.content, asking=loop.asking,
                    sources=[s.to_json() for s in loop.sources], tool_calls=loop.tool_calls,
                    calls=loop.calls, findings=loop.findings, cap=loop.stopped)
 
@@ -124,6 +124,7 @@ def execute(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Start every sub-task as a future; gather all; raise every interrupt together."""
     runtime.context.step("execute")
     runtime.context.history = list(state.history)  # what the agents' briefs show of it
+    runtime.context.tasks_planned = len(state.plan)
     futures: dict[str, Future[dict[str, Any]]] = {}
     last_writer: Future[dict[str, Any]] | None = None
     for planned in topological(TaskPlan(tasks=state.plan)):

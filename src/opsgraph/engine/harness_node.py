@@ -520,6 +520,7 @@ def agent_step(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
             raise
         status, unread = loop_status(agent.kind == "action", loop)
         result = TaskResult(task_id=step.id, agent=agent.name, status=status, error=unread,
+                            asking=loop.asking,
                             instruction=instruction, writes=task.writes, content=loop.content,
                             sources=[s.to_json() for s in loop.sources],
                             tool_calls=loop.tool_calls, calls=loop.calls,

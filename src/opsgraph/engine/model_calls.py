@@ -140,6 +140,14 @@ def replayable_round(calls: Sequence[dict[str, Any]], tools: Mapping[str, BoundT
 
 
 @task
+def code_turn(tool: str, args: dict[str, Any]) -> AIMessage:
+    """A writer's first turn made by code (every required argument resolved): the call,
+    no model asked, checkpointed so that a resumed run replays the same call."""
+    return AIMessage(content="", tool_calls=[{"name": tool, "args": args, "id": f"code_{tool}",
+                                              "type": "tool_call"}])
+
+
+@task
 def model_turn(spec: str, messages: list[BaseMessage], tools: list[dict[str, Any]],
                stage: str, task_id: str, choice: str | None = None) -> AIMessage:
     """A checkpointed model turn (writer tasks): replayed, not re-asked, on resume."""

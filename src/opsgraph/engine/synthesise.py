@@ -100,6 +100,8 @@ def status_lines(results: Mapping[str, TaskResult]) -> list[str]:
             lines.append(f"Not allowed: {what} — {reason}.")
         elif status == "failed":
             lines.append(f"Could not complete {what}: {reason}.")
+        elif status == "needs_input" and result.asking:
+            lines.append(str(result.asking["question"]))
         elif status == "partial":
             lines.append(f"Only partly done: {what} — {reason}.")
         elif status == "skipped":
@@ -205,8 +207,22 @@ def synthesise(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         parts.append(empty)
         emit({"event": "token", "data": {"text": empty}})
     answer = Answer(text="".join(parts).strip(), sources=collect_sources(results))
-    emit({"event": "answer", "data": {**answer.model_dump(), **answer_warning(state)}})
+    asked = clarifying(state)
+    options = {"options": [o["label"] for o in asked["options"]]} if asked else {}
+    emit({"event": "answer", "data": {**answer.model_dump(), **options,
+                                      **answer_warning(state)}})
     if not sends:
-        return state_update(answer=answer)
-    return state_update(answer=answer,
+        return state_update(answer=answer, clarifying=asked)
+    return state_update(answer=answer, clarifying=asked,
                         history=[{"role": "assistant", "content": answer.text}])
+
+
+def clarifying(state: RunState) -> dict[str, Any]:
+    """The question a task asked (`{task, slot, options}`) for the next message to answer,
+    or {} (no question: an earlier one is cleared)."""
+    for task in state.plan:
+        result = state.results.get(task.id)
+        if result is not None and result.status == "needs_input" and result.asking:
+            return {"task": task.model_dump(), "slot": result.asking["slot"],
+                    "options": list(result.asking["options"])}
+    return {}

@@ -52,6 +52,8 @@ def unread(calls: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 def loop_status(acts: bool, loop: LoopResult) -> tuple[TaskStatus, str | None]:
     """The task's status from what its calls did, and (when it is not `completed`) what
     could not be read."""
+    if loop.asking is not None:
+        return "needs_input", None
     if acts:
         return ("completed" if loop.proposed else "no_proposal"), None
     missed = unread(loop.calls)

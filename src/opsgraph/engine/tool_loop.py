@@ -97,6 +97,9 @@ class LoopResult:
     """What the successful read calls returned: `{tool, args, data}` (trimmed)."""
     stopped: str | None = None
     """The limit that ended the loop when one did: `tool_rounds` (the step budget)."""
+    asking: dict[str, Any] | None = None
+    """Set instead of running when a required slot is ambiguous: the clarifying question
+    (`{question, slot, options}`)."""
 
     @property
     def proposed(self) -> bool:
