@@ -403,3 +403,14 @@ def test_direct_proposals_propose_with_no_model_turn(script: Any, demo_db: Any,
     card = of(events, "approval_required")[0]["changes"][0]
     assert card["operation"] == "bookings.create"
     assert card["new"]["start"].endswith(f"T{start}:00Z") or f"T{start}" in card["new"]["start"]
+
+
+def test_a_clarifying_question_shows_no_record_ids(script: Any) -> None:
+    model = script({"plan": {"tasks": [task("t1", "bookings", "cancel",
+                                            "Cancel Jane Smith's booking")]}})
+    events = chat(person("staff"), "cancel jane smith's booking", model)
+    assert statuses(events) == {"t1": "needs_input"}
+    answer = of(events, "answer")[-1]
+    assert len(answer["options"]) > 1
+    assert all("bkg_" not in option for option in answer["options"]), answer["options"]
+    assert "bkg_" not in answer["text"]

@@ -16,7 +16,13 @@ from opsgraph.engine.few_shot import agent_examples
 from opsgraph.engine.memory import recent_exchange
 from opsgraph.engine.plan import PlannedTask
 from opsgraph.engine.pre_search import PreSearch, pre_search
-from opsgraph.engine.slot_reading import SlotReading, checked_tools, direct_call, read_slots
+from opsgraph.engine.slot_reading import (
+    SlotReading,
+    checked_tools,
+    direct_call,
+    display,
+    read_slots,
+)
 from opsgraph.engine.state import TaskResult
 from opsgraph.engine.tool_loop import AskModel, Decided, LoopResult, OnProposal, run_tool_loop
 from opsgraph.faults import crash_point
@@ -189,7 +195,7 @@ def clarifying_result(reading: SlotReading, asked: tuple[str, list[str], str]) -
     """The loop's result for a task that asks which record a required slot means."""
     question, _, slot = asked
     mention = reading.ambiguous[slot]
-    options = [{"value": c.value, "label": c.label} for c in mention.candidates]
+    options = [{"value": c.value, "label": display(c.label)} for c in mention.candidates]
     return LoopResult(content=question, rounds=0,
                       asking={"question": question, "slot": slot, "options": options})
 
