@@ -108,6 +108,15 @@ class Settings:
     """`OPSGRAPH_FEW_SHOT`: `on` (default) or `off`. Off, the nightly few-shot promotion
     promotes nothing and prompts get no worked examples, for every tenant (a tenant turns
     them off for itself with `few_shot: false` on its tenants document)."""
+    context_tokens: int = 8192
+    """`OPSGRAPH_CONTEXT_TOKENS`: the context window, in tokens, of a model whose window
+    opsgraph does not know (`openai:`, `llamacpp:`, `scripted:` specs; Claude models are
+    known: 200,000). Every prompt is trimmed to fit it (`opsgraph.engine.context_budget`);
+    set it to the server's context size (llama.cpp `--ctx-size`, Ollama `num_ctx`)."""
+    direct_proposals: bool = False
+    """`OPSGRAPH_DIRECT_PROPOSALS`: `on` or `off` (default). On, an action agent whose
+    write tool has every required argument resolved by code from the request (members,
+    resources, events, times, amounts, contacts) proposes it with no model turn."""
 
 
 def _default_agents_dir() -> Path:
@@ -233,6 +242,8 @@ def load_settings() -> Settings:
                            "json" if on_lambda else "text"),
         log_level=_choice(env, "OPSGRAPH_LOG_LEVEL", LOG_LEVELS, "INFO", fold=False),
         metrics=_switch(env, "OPSGRAPH_METRICS", on_lambda),
+        context_tokens=int(_positive(env, "OPSGRAPH_CONTEXT_TOKENS", 8192)),
+        direct_proposals=_switch(env, "OPSGRAPH_DIRECT_PROPOSALS", False),
     )
 
 

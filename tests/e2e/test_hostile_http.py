@@ -81,7 +81,9 @@ def test_bad_bytes_are_4xx_with_a_clear_message_and_no_traceback(
 def test_an_internal_fault_shows_its_request_id_not_its_words(
         server: AppServer, http: httpx.Client) -> None:
     server.script.write_bytes(b"\xff\xfe plan: [")  # a model file the server cannot read
-    run = stream(http, "/v1/runs", {"message": "When do you open?"}, bearer("staff"))
+    # a request the planner reads (a knowledge question's first model call is inside a task)
+    run = stream(http, "/v1/runs", {"message": "Find Jane Smith's phone number"},
+                 bearer("staff"))
     shown = json.dumps(run.error if run.status != 200 else run.events)
     assert "codec" not in shown and "0xff" not in shown and str(server.script) not in shown
     if run.status == 200:

@@ -39,3 +39,33 @@ def wait_until(condition: Callable[[], object], what: str) -> None:
     while not condition():
         assert time.monotonic() < deadline, f"gave up waiting for {what}"
         time.sleep(0.01)
+
+
+class PromptLog:
+    """Every prompt the scripted model was handed in a test, by stage (a spy: the scripted
+    model still answers each call)."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, list[Any]]] = []
+
+    def texts(self, stage: str | None = None) -> list[str]:
+        """Each call's messages as one text, of one stage or all."""
+        return ["\n".join(str(m.content) for m in messages)
+                for where, messages in self.calls if stage in (None, where)]
+
+
+def record_prompts(monkeypatch: Any) -> PromptLog:
+    """Record what every scripted-model call was shown, keyed by its stage."""
+    from opsgraph.models import scripted
+
+    log = PromptLog()
+    real = scripted.ScriptedChatModel._reply
+
+    def reply(self: Any, messages: list[Any], kwargs: Any, run_manager: Any) -> Any:
+        metadata = {**(run_manager.metadata if run_manager is not None else {}),
+                    **(kwargs.get(scripted.CALL_METADATA_KWARG) or {})}
+        log.calls.append((str(metadata.get(scripted.STAGE_KEY)), list(messages)))
+        return real(self, messages, kwargs, run_manager)
+
+    monkeypatch.setattr(scripted.ScriptedChatModel, "_reply", reply)
+    return log

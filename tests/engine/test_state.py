@@ -155,4 +155,4 @@ def test_a_task_result_keeps_the_shape_clients_read(script: Any) -> None:
     assert state is not None
     assert set(state.results["t1"].model_dump()) == {
         "task_id", "agent", "status", "instruction", "writes", "content", "sources",
-        "tool_calls", "calls", "findings", "error", "gate", "cap"}
+        "tool_calls", "calls", "findings", "error", "gate", "cap", "asking"}

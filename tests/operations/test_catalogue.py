@@ -25,6 +25,7 @@ CONTRACT: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "schedules.assign": ("write", "assign", ("staff", "shift")),
     "events.list": ("read", "list", ("from?", "to?")),
     "events.register": ("write", "register", ("member", "event")),
+    "events.cancel": ("write", "cancel", ("event", "reason?")),
     "events.create": ("write", "create", ("title", "start", "end", "capacity", "location?")),
     "events.waitlist": ("read", "list", ("event",)),
     "invoices.list": ("read", "list", ("member?", "status?")),

@@ -103,6 +103,21 @@ def test_cancelling_twice_or_a_past_booking_is_refused(seeded: Database[Document
         call(seeded, Role.STAFF, "bookings.cancel", {"booking": past["_id"]})
 
 
+def test_an_event_is_cancelled_once_by_staff_and_never_after_it_started(
+        seeded: Database[Document]) -> None:
+    preview = call(seeded, Role.STAFF, "events.cancel", {"event": "Wine & Tennis Evening"})
+    assert preview is not None
+    with pytest.raises(Conflict, match="already cancelled"):
+        call(seeded, Role.STAFF, "events.cancel", {"event": "Wine & Tennis Evening"})
+    with pytest.raises(BadInput, match="event"):
+        call(seeded, Role.STAFF, "events.cancel", {"event": "Nutrition Talk"})
+    with pytest.raises(Forbidden):
+        call(seeded, Role.MEMBER, "events.cancel", {"event": "Members' Social Night"})
+    with pytest.raises(Conflict, match="cancelled"):
+        call(seeded, Role.STAFF, "events.register", {"member": "Jane Smith",
+                                                     "event": "Wine & Tennis Evening"})
+
+
 def test_a_member_books_and_cancels_only_for_themselves(seeded: Database[Document]) -> None:
     start, end = free_slot(seeded, "res_demo_studio_b")
     me = idle_member(seeded, start, end)

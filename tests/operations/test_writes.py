@@ -54,6 +54,8 @@ WRITES: dict[str, ArgsOf] = {
     "events.create": lambda db: {"title": "Padel Taster", "start": "2030-01-20T10:00:00Z",
                                  "end": "2030-01-20T12:00:00Z", "capacity": 8},
     "events.register": _registration,
+    "events.cancel": lambda db: {"event": "Club Championship Finals",
+                                 "reason": "Courts being resurfaced"},
     "invoices.issue": lambda db: {"member": "mem_demo_001", "lines": [
         {"description": "Ball machine hire", "amount": 15}]},
     "invoices.refund": lambda db: {"invoice": "INV-1001", "amount": 20, "reason": "Court closed"},

@@ -308,8 +308,8 @@ class TaskStarted(Open):
 class TaskFinished(Open):
     task_id: str
     agent: str | None
-    status: str = Field(description="`completed`, `no_proposal`, `denied`, `failed`, "
-                                    "`skipped`.")
+    status: str = Field(description="`completed`, `partial`, `no_proposal`, `needs_input`, "
+                                    "`denied`, `failed`, `skipped`.")
     calls: list[dict[str, Any]]
 
 

@@ -11,9 +11,18 @@ from langgraph.types import interrupt
 
 from opsgraph.engine import model_calls
 from opsgraph.engine.context import RunContext
+from opsgraph.engine.context_budget import result_chars
 from opsgraph.engine.few_shot import agent_examples
+from opsgraph.engine.memory import recent_exchange
 from opsgraph.engine.plan import PlannedTask
 from opsgraph.engine.pre_search import PreSearch, pre_search
+from opsgraph.engine.slot_reading import (
+    SlotReading,
+    checked_tools,
+    direct_call,
+    display,
+    read_slots,
+)
 from opsgraph.engine.state import TaskResult
 from opsgraph.engine.tool_loop import AskModel, Decided, LoopResult, OnProposal, run_tool_loop
 from opsgraph.faults import crash_point
@@ -26,14 +35,17 @@ if TYPE_CHECKING:
 
 
 def task_brief(ctx: RunContext, task: PlannedTask, dep_results: dict[str, TaskResult]) -> str:
-    """The human turn of an agent: today's date, who asks, their words, its own task and
-    what earlier tasks found (as data) — and nothing else."""
-    roles = ", ".join(sorted(r.value for r in ctx.principal.roles))
+    """The human turn of an agent: today's date, who asks, their words, its own task, the
+    thread's recent exchange and what earlier tasks found (as data) — and nothing else."""
     lines = [f"Today: {ctx.today_line()}.",
-             f"Asked by: {ctx.principal.user_id} ({roles}).",
+             f"Asked by: {ctx.caller_line()}.",
              f"Their message: {json.dumps(ctx.request, ensure_ascii=False)}",
              f"Your task: {task.instruction}",
              *agent_examples(ctx.scope, task.agent, task.instruction)]
+    exchange = recent_exchange(ctx.history)
+    if exchange:  # a follow-up keeps its subject: "and off-peak?", "her other one"
+        lines += ["", "The conversation before their message (names in it are who and what "
+                      "\"her\", \"it\" or \"that one\" refer to):", exchange]
     if dep_results:
         found = {tid: {"agent": r.agent, "status": r.status,
                        "result": r.content or r.findings}
@@ -125,19 +137,30 @@ def run_agent(ctx: RunContext, agent: AgentSpec, task: PlannedTask,
                               overrides=ctx.model_overrides)
     acts = agent.kind == "action"
     answers = searches_first(agent)
+    reading = read_slots(ctx, agent, task, ctx.tasks_planned > 1) if acts else SlotReading()
+    asked = reading.question()
+    if asked is not None:  # ask, don't guess: no model call until the person picks one
+        return clarifying_result(reading, asked)
+    tools = checked_tools(tools, reading)
     found = pre_search(tools, task.instruction, ctx.request) if answers else None
     system = cached_system_message(get_chat_model(spec), system_prompt(agent)
                                    + modules.prompt_section(ctx.modules, agent.name))
     brief = task_brief(ctx, task, dep_results)
-    if found is not None and found.block:
-        brief += "\n\n" + found.block
+    for block in (reading.brief(), found.block if found is not None else ""):
+        if block:
+            brief += "\n\n" + block
     messages: list[BaseMessage] = [system, HumanMessage(brief)]
+    write_tool = task_write_tool(tools, task) if acts else None
+    ask = _asker(ctx, spec, task.id, checkpointed=acts)
+    direct = direct_call(tools, write_tool, reading) if acts and direct_proposals() else None
     result = run_tool_loop(
-        ask=_asker(ctx, spec, task.id, checkpointed=acts), tools=tools, requires=requires,
+        ask=ask if direct is None else code_first(ask, write_tool or "", direct),
+        tools=tools, requires=requires,
         messages=messages, max_rounds=agent.round_limit, agent=agent.name,
         on_proposal=proposal_handler(ctx, agent.name, task.id) if acts else None,
         run_round=model_calls.replayable_round if acts else None,
-        first_call=task_write_tool(tools, task) if acts else None, answers=answers)
+        first_call=write_tool, answers=answers,
+        result_chars=result_chars(spec))
     if found is not None:
         with_pre_search(result, found)
     if answers and result.content.strip():
@@ -145,6 +168,36 @@ def run_agent(ctx: RunContext, agent: AgentSpec, task: PlannedTask,
         # find, or asks which reading is meant): that, not the raw reads, is what it found.
         result.findings = []
     return result
+
+
+def direct_proposals() -> bool:
+    """`OPSGRAPH_DIRECT_PROPOSALS`: a write whose every required argument code resolved is
+    proposed with no model turn."""
+    from opsgraph.settings import get_settings
+
+    return get_settings().direct_proposals
+
+
+def code_first(ask: AskModel, tool: str, args: dict[str, Any]) -> AskModel:
+    """`ask`, except that the first turn (no assistant message yet) is the write call code
+    built from the resolved slots — checkpointed like a model turn, so a resumed run
+    replays it rather than resolving again at another clock."""
+    def first(messages: list[BaseMessage], tools: list[dict[str, Any]],
+              choice: str | None) -> AIMessage:
+        if any(isinstance(m, AIMessage) for m in messages):
+            return ask(messages, tools, choice)
+        return model_calls.code_turn(tool, args).result()
+
+    return first
+
+
+def clarifying_result(reading: SlotReading, asked: tuple[str, list[str], str]) -> LoopResult:
+    """The loop's result for a task that asks which record a required slot means."""
+    question, _, slot = asked
+    mention = reading.ambiguous[slot]
+    options = [{"value": c.value, "label": display(c.label)} for c in mention.candidates]
+    return LoopResult(content=question, rounds=0,
+                      asking={"question": question, "slot": slot, "options": options})
 
 
 def searches_first(agent: AgentSpec) -> bool:

@@ -9,6 +9,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from opsgraph.engine.budget import SecondsBudget
+from opsgraph.engine.memory import Turn
 from opsgraph.engine.threads import ThreadLease
 from opsgraph.errors import RunAborted
 from opsgraph.harness.spec import HarnessDoc
@@ -101,6 +102,12 @@ class RunContext:
     modules: tuple[str, ...] = ()
     """The modules the tenant enabled (their rules and tools join its agents')."""
     """The tenant's own reply to a message with nothing to do (empty: the generic one)."""
+    _caller: str | None = field(default=None, repr=False)
+    tasks_planned: int = 1
+    """How many tasks the run's plan holds (one: the message is the task's own words)."""
+    history: list[Turn] = field(default_factory=list)
+    """The thread's turns, this message last (set by the node that runs agents), so that an
+    agent keeps a follow-up's subject ("and off-peak?", "cancel her other one")."""
 
     def step(self, where: str) -> None:
         """The start of a step of the graph, or a write to the thread: the thread's lease
@@ -121,8 +128,34 @@ class RunContext:
         except (ZoneInfoNotFoundError, ValueError):
             return self.started_at.astimezone(UTC)
 
+    def caller_line(self) -> str:
+        """Who asks, as models are told: `Raj Mehta (manager)`, or the role alone
+        (`a staff member`) when no staff or member record has the user id — never the raw
+        id, which a model would copy into an argument. Looked up once per run."""
+        if self._caller is None:
+            self._caller = describe_caller(self.scope, self.principal)
+        return self._caller
+
     def today_line(self) -> str:
         """`Monday 30 November 2026 (2026-11-30), 18:05 Europe/London` — what models are told."""
         now = self.local_now()
         return (f"{now:%A} {now.day} {now:%B %Y} ({now:%Y-%m-%d}), {now:%H:%M} "
                 f"{self.timezone}")
+
+
+ROLE_ORDER = ("admin", "manager", "staff", "member", "visitor")
+"""Roles from the most to the least trusted: a caller is described by the first they hold."""
+_ROLE_WORDS = {"admin": "an administrator", "manager": "a manager",
+               "staff": "a staff member", "member": "a member", "visitor": "a visitor"}
+
+
+def describe_caller(scope: TenantScope, principal: Principal) -> str:
+    """`Name (role)` from the staff or member record whose id is the user id, else the
+    role in words."""
+    held = {r.value for r in principal.roles}
+    role = next((r for r in ROLE_ORDER if r in held), "visitor")
+    for people in ("staff", "members"):
+        doc = scope[people].find_one({"_id": principal.user_id}, projection={"name": 1})
+        if doc and doc.get("name"):
+            return f"{doc['name']} ({role})"
+    return _ROLE_WORDS[role]

@@ -5,7 +5,9 @@ whole and clause by clause, so each ask of a several-ask message has its candida
 its structured output holds `capability` to that list: prompt size is latency on a small
 model, and a closed list is what a grammar-constrained server enforces. Code numbers the
 tasks, drops impossible dependencies, reviews the plan (`plan_review`) and routes each task
-through the capability matrix.
+through the capability matrix. A question whose best candidates are knowledge agents gets
+its one-task plan from code, with no planner call; a plan whose capability no agent serves
+is moved to the nearest agent before it is refused.
 """
 
 from __future__ import annotations
@@ -21,7 +23,14 @@ from opsgraph.engine import model_calls
 from opsgraph.engine.context import RunContext
 from opsgraph.engine.few_shot import planner_examples
 from opsgraph.engine.memory import Turn, render_history
-from opsgraph.engine.plan import MAX_TASKS, PlanDraft, TaskPlan, number_tasks, plan_problems
+from opsgraph.engine.plan import (
+    MAX_TASKS,
+    PlanDraft,
+    PlannedTask,
+    TaskPlan,
+    number_tasks,
+    plan_problems,
+)
 from opsgraph.engine.plan_review import review_plan
 from opsgraph.engine.state import RunState, state_update
 from opsgraph.errors import RunAborted
@@ -125,10 +134,9 @@ def _planner_messages(ctx: RunContext, spec: str, request: str, history: list[Tu
     from opsgraph.models.factory import get_chat_model
     from opsgraph.models.prompt_cache import cached_system_message
 
-    roles = ", ".join(sorted(r.value for r in ctx.principal.roles))
     listed = "\n".join(f"- {key}: {what}" for key, what in capabilities.items())
     context = render_history(history[:-1])
-    human = (f"Today: {ctx.today_line()}. Caller: {ctx.principal.user_id} ({roles}), "
+    human = (f"Today: {ctx.today_line()}. Caller: {ctx.caller_line()}, "
              f"channel {ctx.principal.channel.value}.\n"
              f"Capabilities for this request:\n{listed}\n\n"
              + (f"Conversation so far:\n{context}\n\n" if context else "")
@@ -149,12 +157,111 @@ def _draft(ctx: RunContext, spec: str, messages: list[BaseMessage],
         return None, str(exc).replace("\n", " ")[:400]
 
 
+_WRITE_WORDS = re.compile(
+    r"\b(?:book|rebook|reserve|cancel|scrap|delete|remove|change|update|edit|move|swap|"
+    r"reschedule|refund|send|e-?mail|notify|remind|register|enrol|enroll|sign\s+(?:\w+\s+)?"
+    r"up|add|assign|issue|invoice|charge|create|schedule|freeze|pause|suspend|terminate|"
+    r"renew|upgrade|downgrade|promote|announce|approve|waitlist)\w*", re.IGNORECASE)
+"""The words of a request that asks for a change: such a request always gets the planner."""
+KNOWLEDGE_SCORE = 0.3
+"""The ranker's score a knowledge agent needs to take a question without the planner (on the
+demo registry, questions score 0.38 to 0.93; a stray word ranked first scores about 0.3)."""
+KNOWLEDGE_NOTE = "a question for the knowledge agents: planned by code, no planner call"
+
+
+FOLLOW_UP_WORDS = 6
+"""A request this short, on a thread with an earlier question, is read as its follow-up."""
+
+
+def follow_up(request: str, history: list[Turn]) -> str:
+    """`request` with the subject of the thread's previous question when it is a short
+    follow-up ("and off-peak?" after "how much is premium membership?"), else as it is."""
+    earlier = [t["content"] for t in history[:-1] if t["role"] == "user"]
+    if not earlier or len(request.split()) > FOLLOW_UP_WORDS:
+        return request
+    return f"{request} (a follow-up to: {earlier[-1].strip()})"
+
+
+def knowledge_question(request: str, history: list[Turn] | None = None) -> TaskPlan | None:
+    """The one-task plan of a question the knowledge agents answer — the ranker's best agent
+    for it (and for each of its clauses) is a knowledge agent, and it names no change —
+    else None (the planner decides). Seed 000's built-in harness: one agent pass, one model
+    call when the pre-read answers it."""
+    from opsgraph.registry.ranker import rank_agents
+
+    if _WRITE_WORDS.search(request) or not (len(request.split()) >= 2
+                                            or request.rstrip().endswith("?")):
+        return None  # a change, or one bare word ("launch"): the planner reads it
+    request = follow_up(request, history or [])
+    best = rank_agents(request, top_k=1)
+    clauses = [c for c in _CLAUSES.split(request) if len(c.split()) >= 2]
+    if len(clauses) > 1:
+        best += [r for clause in clauses for r in rank_agents(clause, top_k=1)]
+    if not best or any(r.domain != "knowledge" or r.score < KNOWLEDGE_SCORE for r in best):
+        return None
+    return TaskPlan(tasks=[PlannedTask(id="t1", domain="knowledge", operation="search",
+                                       instruction=request.strip())],
+                    notes=[KNOWLEDGE_NOTE])
+
+
+def nearest_capability(ctx: RunContext, task: PlannedTask,
+                       served: set[tuple[str, str]]) -> PlannedTask | None:
+    """`task` moved to the nearest agent of the capability matrix (the ranker's cached agent
+    embeddings, over the whole registry) when its own capability is served by none: a read
+    becomes that agent's read, a write only an agent's of the same write verb. None when
+    the verb is unknown or nothing the caller may use fits."""
+    from opsgraph.gates import decide
+    from opsgraph.principal import READ_VERBS, WRITE_VERBS
+    from opsgraph.registry.loader import get_registry
+    from opsgraph.registry.ranker import rank_agents
+
+    if task.operation not in (*READ_VERBS, *WRITE_VERBS):
+        return None
+    registry = get_registry()
+    for ranked in rank_agents(task.instruction, top_k=len(registry.agents)):
+        spec = registry.get(ranked.agent)
+        if task.operation in WRITE_VERBS:
+            verbs = [task.operation] if task.operation in spec.operations else []
+        else:
+            verbs = [v for v in spec.operations if v in READ_VERBS]
+        for verb in verbs:
+            if (spec.domain, verb) in served and decide(ctx.principal, spec, verb,
+                                                        plan=ctx.plan):
+                return task.model_copy(update={"domain": spec.domain, "operation": verb})
+    return None
+
+
+def _fallback(ctx: RunContext, plan: TaskPlan | None,
+              served: set[tuple[str, str]]) -> TaskPlan | None:
+    """The last draft with every unserved task moved to its nearest served capability, if
+    that makes it valid."""
+    if plan is None or not plan.tasks:
+        return None
+    moved = []
+    for task in plan.tasks:
+        if (task.domain, task.operation) in served:
+            moved.append(task)
+            continue
+        near = nearest_capability(ctx, task, served)
+        if near is None:
+            return None
+        moved.append(near)
+    fixed = plan.model_copy(update={"tasks": moved, "notes": [
+        *plan.notes, "capabilities the ranker's candidates missed were matched to the "
+                     "nearest agent"]})
+    return fixed if not plan_problems(fixed, served) else None
+
+
 def make_plan(ctx: RunContext, request: str, history: list[Turn]) -> TaskPlan:
-    """Ask for a plan, number and review it; one repair attempt if it is invalid."""
+    """A knowledge question's plan from code; otherwise ask for a plan, number and review
+    it, with one repair attempt, then the nearest-agent fallback, if it is invalid."""
     from opsgraph.models.factory import tier_spec
     from opsgraph.registry.loader import get_registry
     from opsgraph.registry.matrix import capability_matrix
 
+    quick = knowledge_question(request, history)
+    if quick is not None:
+        return quick
     registry = get_registry()
     served = {(domain, verb) for verb, domain in capability_matrix(registry).cells}
     spec = ctx.run_model or tier_spec("default")
@@ -162,6 +269,7 @@ def make_plan(ctx: RunContext, request: str, history: list[Turn]) -> TaskPlan:
     schema = plan_schema(list(capabilities))
     messages = _planner_messages(ctx, spec, request, history, capabilities)
     problems: list[str] = []
+    plan: TaskPlan | None = None
     for attempt in range(2):
         draft, unreadable = _draft(ctx, spec, messages, schema)
         if draft is None:
@@ -184,7 +292,28 @@ def make_plan(ctx: RunContext, request: str, history: list[Turn]) -> TaskPlan:
                          HumanMessage("That plan is invalid:\n- " + "\n- ".join(problems)
                                       + "\nCapabilities: " + ", ".join(capabilities)
                                       + ".\nReturn a corrected plan.")]
+    fixed = _fallback(ctx, plan, served)
+    if fixed is not None:
+        return fixed
     raise PlanRejected("the plan is invalid: " + "; ".join(problems), problems=problems)
+
+
+def answered_question(asked: dict[str, Any] | None, request: str) -> TaskPlan | None:
+    """The task a clarifying question held, with the slot the person picked, when their
+    message is one of its options (a button's text, or the option's words in theirs)."""
+    if not asked:
+        return None
+    said = " ".join(request.split()).casefold()
+    picked = [o for o in asked["options"] if o["label"].casefold() == said] or [
+        o for o in asked["options"] if o["label"].casefold() in said]
+    if len(picked) != 1:
+        return None
+    task = PlannedTask.model_validate(asked["task"])
+    resolved = {**task.resolved, asked["slot"]: {"value": picked[0]["value"],
+                                                 "label": picked[0]["label"]}}
+    return TaskPlan(tasks=[task.model_copy(update={"resolved": resolved})],
+                    notes=[f"the answer to the clarifying question: {asked['slot']} is "
+                           f"{picked[0]['label']}"])
 
 
 def choose_agent(ctx: RunContext, domain: str, verb: str, instruction: str) -> str | None:
@@ -224,13 +353,15 @@ def decompose(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Plan the request and route every task to an agent."""
     ctx = runtime.context
     ctx.step("decompose")
-    plan = make_plan(ctx, state.request, state.history)
+    plan = answered_question(state.clarifying, state.request) or make_plan(
+        ctx, state.request, state.history)
     _embed_instructions(plan)
     tasks = [task.model_copy(update={
         "agent": choose_agent(ctx, task.domain, task.operation, task.instruction)})
         for task in plan.tasks]
-    data: dict[str, Any] = {"tasks": [task.model_dump() for task in tasks]}
+    # the plan event keeps its shape: a picked option's record id stays in the checkpoint
+    data: dict[str, Any] = {"tasks": [task.model_dump(exclude={"resolved"}) for task in tasks]}
     if plan.notes:
         data["notes"] = plan.notes
     get_stream_writer()({"event": "plan", "data": data})
-    return state_update(plan=tasks, results={})
+    return state_update(plan=tasks, results={}, clarifying={})

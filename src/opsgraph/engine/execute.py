@@ -21,8 +21,9 @@ from langgraph.types import Interrupt
 
 from opsgraph.engine.context import CapReached, RunContext
 from opsgraph.engine.plan import PlannedTask, TaskPlan, topological
-from opsgraph.engine.state import RunState, TaskResult, TaskStatus, state_update
+from opsgraph.engine.state import DONE, RunState, TaskResult, TaskStatus, state_update
 from opsgraph.engine.synthesise import collect_sources, status_lines
+from opsgraph.engine.task_outcome import loop_status
 from opsgraph.errors import RunAborted
 from opsgraph.gates import decide
 from opsgraph.telemetry.traces import span
@@ -56,7 +57,7 @@ def _run(ctx: RunContext, task: PlannedTask, dep_results: dict[str, TaskResult])
     from opsgraph.registry.loader import get_registry
 
     emit = get_stream_writer()
-    blocked = [tid for tid, r in dep_results.items() if r.status != "completed"]
+    blocked = [tid for tid, r in dep_results.items() if r.status not in DONE]
     if blocked:
         return _result(task, "skipped", error=f"depends on {', '.join(blocked)}, which did not "
                                               "complete")
@@ -80,17 +81,29 @@ def _run(ctx: RunContext, task: PlannedTask, dep_results: dict[str, TaskResult])
     except RunAborted:
         raise  # the run cannot go on (e.g. a scripted model with no turn left): fail loudly
     except Exception as exc:
+        # a provider's or a library's own words (which may quote the prompt) go to the log;
+        # the answer and the event say what stopped, in ours
         log.exception("task %s (%s) failed", task.id, agent.name)
-        message = f"{agent.name}: {exc}" if str(exc) else f"{agent.name}: {type(exc).__name__}"
+        message = f"{agent.name} stopped: {failure_reason(exc)}"
         emit({"event": "error", "data": {"code": "task_failed", "message": message,
                                          "task_id": task.id}})
         return _result(task, "failed", error=message)
-    # an action task that proposed nothing did not do its job, whatever its text says
-    status: TaskStatus = ("no_proposal" if agent.kind == "action" and not loop.proposed
-                          else "completed")
-    return _result(task, status, content=loop.content,
+    # an action task that proposed nothing did not do its job, whatever its text says; a
+    # query task that could not read what it tried did not either
+    status, unread = loop_status(agent.kind == "action", loop)
+    return _result(task, status, error=unread, content=loop.content, asking=loop.asking,
                    sources=[s.to_json() for s in loop.sources], tool_calls=loop.tool_calls,
                    calls=loop.calls, findings=loop.findings, cap=loop.stopped)
+
+
+def failure_reason(exc: BaseException) -> str:
+    """What an unexpected failure of a task is called in the answer: the model call that
+    failed (a provider error, e.g. a context overflow or a timeout) or an internal error."""
+    module = type(exc).__module__.split(".")[0]
+    if module in ("openai", "httpx", "botocore", "anthropic", "langchain_openai",
+                  "langchain_aws", "llama_cpp", "requests", "urllib3"):
+        return f"the model call failed ({type(exc).__name__})"
+    return f"an internal error ({type(exc).__name__})"
 
 
 @task
@@ -112,6 +125,8 @@ def run_subtask(task: PlannedTask, deps: dict[str, Future[dict[str, Any]]],
 def execute(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Start every sub-task as a future; gather all; raise every interrupt together."""
     runtime.context.step("execute")
+    runtime.context.history = list(state.history)  # what the agents' briefs show of it
+    runtime.context.tasks_planned = len(state.plan)
     futures: dict[str, Future[dict[str, Any]]] = {}
     last_writer: Future[dict[str, Any]] | None = None
     for planned in topological(TaskPlan(tasks=state.plan)):
@@ -139,6 +154,6 @@ def pause_answer(results: dict[str, TaskResult], interrupts: list[Interrupt]) ->
              if isinstance(i.value, dict) and "card" in i.value]
     lines = [f"Waiting for approval: {c['summary']} (card {c['change_id']})." for c in cards]
     lines += status_lines(results)
-    if any(r.status == "completed" and not r.writes for r in results.values()):
+    if any(r.status in DONE and not r.writes for r in results.values()):
         lines.append("The rest of the answer follows once the change is decided.")
     return {"text": "\n".join(lines), "sources": collect_sources(results)}

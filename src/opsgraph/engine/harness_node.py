@@ -33,14 +33,13 @@ from langgraph.types import Interrupt
 
 from opsgraph.engine import model_calls
 from opsgraph.engine.budget import BudgetExceeded, SecondsBudget, seconds_used
-from opsgraph.engine.context import RunContext
+from opsgraph.engine.context import ROLE_ORDER, RunContext
 from opsgraph.engine.plan import PlannedTask
 from opsgraph.engine.state import (
     Answer,
     HarnessState,
     RunState,
     TaskResult,
-    TaskStatus,
     state_update,
 )
 from opsgraph.errors import OpsgraphError, RunAborted
@@ -52,8 +51,6 @@ from opsgraph.harness.templates import lookup, render, render_text
 from opsgraph.harness.versions import BUILTIN_DOC
 
 log = logging.getLogger(__name__)
-
-ROLE_ORDER = ("admin", "manager", "staff", "member", "visitor")
 
 
 class StepFailed(Exception):
@@ -489,12 +486,14 @@ def agent_step(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     which writes the answer as it does for a plan of one task."""
     from opsgraph.engine.agent_run import run_agent
     from opsgraph.engine.execute import pause_answer
+    from opsgraph.engine.task_outcome import loop_status
     from opsgraph.gates import decide
     from opsgraph.principal import WRITE_VERBS
     from opsgraph.registry.loader import get_registry
 
     ctx = runtime.context
     ctx.step("agent")
+    ctx.history = list(state.history)  # the step's agent sees the thread's recent exchange
     emit = get_stream_writer()
     hs = state.harness
     assert hs is not None and hs.waiting is not None
@@ -523,9 +522,9 @@ def agent_step(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
             interrupts: list[Interrupt] = list(exc.args[0] if exc.args else ())
             emit({"event": "answer", "data": pause_answer({}, interrupts)})
             raise
-        status: TaskStatus = ("no_proposal" if agent.kind == "action" and not loop.proposed
-                              else "completed")
-        result = TaskResult(task_id=step.id, agent=agent.name, status=status,
+        status, unread = loop_status(agent.kind == "action", loop)
+        result = TaskResult(task_id=step.id, agent=agent.name, status=status, error=unread,
+                            asking=loop.asking,
                             instruction=instruction, writes=task.writes, content=loop.content,
                             sources=[s.to_json() for s in loop.sources],
                             tool_calls=loop.tool_calls, calls=loop.calls,

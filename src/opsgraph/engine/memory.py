@@ -71,3 +71,23 @@ def render_history(history: list[Turn]) -> str:
         else:
             lines.append(f"{turn['role']}: {turn['content']}")
     return "\n".join(lines)
+
+
+RECENT_TURNS = 4
+"""The turns an agent sees of the thread before the message it works on."""
+TURN_CHARS = 600
+"""…each cut to this many characters (the context budget trims the block further)."""
+
+
+def recent_exchange(history: list[Turn]) -> str:
+    """The last turns before the current message (the history's last entry), as an agent's
+    brief shows them; empty for a new thread."""
+    earlier = history[:-1][-RECENT_TURNS:]
+    lines = []
+    for turn in earlier:
+        text = " ".join(turn["content"].split())
+        if len(text) > TURN_CHARS:
+            text = text[:TURN_CHARS - 1] + "…"
+        who = "earlier (summary)" if turn["role"] == "summary" else turn["role"]
+        lines.append(f"{who}: {text}")
+    return "\n".join(lines)

@@ -20,6 +20,7 @@ from langgraph.func import task
 
 from opsgraph.engine.budget import call_within_budget, stream_within_budget
 from opsgraph.engine.context import RunContext
+from opsgraph.engine.context_budget import context_window, fit_messages
 from opsgraph.engine.tool_loop import dispatch
 from opsgraph.tools.contract import BoundTool, ToolOutcome
 
@@ -118,6 +119,7 @@ def invoke(ctx: RunContext, spec: str, messages: list[BaseMessage], tools: list[
     from opsgraph.models.usage import usage_of
 
     ctx.usage.spend_call(ctx.call_budget, f"{stage} {task_id or ''}".strip())
+    messages = fit_messages(messages, tools, context_window(spec))
     model = _bound(spec, tools, choice)
     where = f"{stage} {task_id or step_id or ''}".strip()
     with _observed(spec, stage, task_id or step_id) as seen, \
@@ -138,6 +140,8 @@ def structured(ctx: RunContext, spec: str, messages: list[BaseMessage],
     from opsgraph.models.usage import usage_of
 
     ctx.usage.spend_call(ctx.call_budget, stage)
+    shape = [schema] if isinstance(schema, dict) else []  # a grammar the server adds
+    messages = fit_messages(messages, shape, context_window(spec))
     model = get_chat_model(spec).with_structured_output(schema, include_raw=True)
     with _observed(spec, stage, None) as seen, _slot(ctx, stage, None, seen):
         reply = cast(dict[str, Any], call_within_budget(ctx, stage, lambda: model.invoke(
@@ -156,6 +160,7 @@ def stream_text(ctx: RunContext, spec: str, messages: list[BaseMessage], *,
     from opsgraph.models.usage import usage_of
 
     ctx.usage.spend_call(ctx.call_budget, stage)
+    messages = fit_messages(messages, [], context_window(spec))
     model = get_chat_model(spec)
     chunks: list[AIMessageChunk] = []
     with _observed(spec, stage, None) as seen, _slot(ctx, stage, None, seen):
@@ -187,6 +192,14 @@ def replayable_round(calls: Sequence[dict[str, Any]], tools: Mapping[str, BoundT
     """`tool_round` as the tool loop calls it."""
     records = tool_round(list(calls), tools, requires, set(succeeded)).result()
     return [ToolOutcome.from_record(r) for r in records]
+
+
+@task
+def code_turn(tool: str, args: dict[str, Any]) -> AIMessage:
+    """A writer's first turn made by code (every required argument resolved): the call,
+    no model asked, checkpointed so that a resumed run replays the same call."""
+    return AIMessage(content="", tool_calls=[{"name": tool, "args": args, "id": f"code_{tool}",
+                                              "type": "tool_call"}])
 
 
 @task

@@ -78,6 +78,9 @@ class PlannedTask(BaseModel):
     instruction: str
     depends_on: list[str] = Field(default_factory=list)
     agent: str | None = None
+    resolved: dict[str, dict[str, str]] = Field(default_factory=dict)
+    """Slots the person settled by picking an option of a clarifying question:
+    slot name → `{value, label}`."""
 
     @property
     def writes(self) -> bool:

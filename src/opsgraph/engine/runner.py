@@ -98,7 +98,8 @@ def _drive(ctx: RunContext, graph_input: Any, ids: EventIds, record: RunRecord,
         for mode, chunk in cast(Iterator[tuple[str, dict[str, Any]]], parts):
             if mode == "custom":
                 failed = failed or (chunk["event"] == "task_finished"
-                                    and chunk["data"].get("status") == "failed")
+                                    and chunk["data"].get("status") in ("failed",
+                                                                        "partial"))
                 record.saw(chunk["event"], chunk["data"])
                 tally.saw(chunk["event"], chunk["data"])
                 yield ids.make(chunk["event"], chunk["data"])

@@ -31,11 +31,17 @@ from opsgraph.engine.plan import PlannedTask
 from opsgraph.errors import RunAborted
 from opsgraph.principal import Principal, parse_channel, parse_roles
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """1: untyped dicts, no `schema_version` written; 2: this module's models (same keys);
-3: `harness` added (absent in older checkpoints, which load with None)."""
+3: `harness` added (absent in older checkpoints, which load with None); 4: `clarifying`
+added (absent: None)."""
 
-TaskStatus = Literal["completed", "no_proposal", "denied", "failed", "skipped"]
+TaskStatus = Literal["completed", "partial", "no_proposal", "needs_input", "denied", "failed",
+                     "skipped"]
+"""`partial`: a query task that read some of what it tried, not all (`engine.task_outcome`);
+`needs_input`: an action task that asked which record a required slot means."""
+DONE = ("completed", "partial")
+"""The statuses of a task whose results later tasks and the answer may use."""
 
 
 class StateUnreadable(RunAborted):
@@ -67,6 +73,8 @@ class TaskResult(BaseModel):
     """The gate that refused a `denied` task."""
     cap: str | None = None
     """The run limit that stopped a `failed` task, if one did."""
+    asking: dict[str, Any] | None = None
+    """A `needs_input` task's question: `{question, slot, options: [{value, label}]}`."""
 
 
 class Answer(BaseModel):
@@ -151,6 +159,9 @@ class RunState(BaseModel):
     run_model: str | None = None
     requester: Requester | None = None
     harness: Annotated[HarnessState | None, _replace] = None
+    clarifying: Annotated[dict[str, Any] | None, _replace] = None
+    """The question the last answer asked (`{task, slot, options}`), kept for the next
+    message on the thread: picking an option completes that task."""
 
     @model_validator(mode="wrap")
     @classmethod
@@ -180,9 +191,13 @@ class RunState(BaseModel):
 def state_update(*, plan: list[PlannedTask] | None = None,
                  results: dict[str, TaskResult] | None = None, answer: Answer | None = None,
                  history: list[Turn] | None = None, request: str | None = None,
-                 harness: HarnessState | None = None) -> dict[str, Any]:
-    """A node's writes, as the checkpoint keeps them: plain data, only the fields given."""
+                 harness: HarnessState | None = None,
+                 clarifying: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A node's writes, as the checkpoint keeps them: plain data, only the fields given
+    (`clarifying={}` clears the question)."""
     update: dict[str, Any] = {}
+    if clarifying is not None:
+        update["clarifying"] = clarifying
     if request is not None:
         update["request"] = request
     if harness is not None:

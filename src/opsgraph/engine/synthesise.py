@@ -23,7 +23,8 @@ from langgraph.runtime import Runtime
 
 from opsgraph.engine import model_calls
 from opsgraph.engine.context import RunContext
-from opsgraph.engine.state import Answer, RunState, TaskResult, state_update
+from opsgraph.engine.state import DONE, Answer, RunState, TaskResult, state_update
+from opsgraph.engine.task_outcome import agent_words
 from opsgraph.tools.contract import DATA_NOTICE
 
 SYNTHESIS_RULES = """You answer a member of staff of a club or venue.
@@ -94,7 +95,7 @@ def status_lines(results: Mapping[str, TaskResult]) -> list[str]:
                 lines.append(line)
         reason = result.error or ""
         if status == "no_proposal":
-            said = " ".join(result.content.split())
+            said = agent_words(result.content)  # never its tool talk or our prompt's words
             tail = f" — the agent said: {said}" if said else ""
             lines.append(f"No change was proposed for {what}{tail}"
                          + ("" if said.endswith((".", "?", "!")) else "."))
@@ -102,6 +103,10 @@ def status_lines(results: Mapping[str, TaskResult]) -> list[str]:
             lines.append(f"Not allowed: {what} — {reason}.")
         elif status == "failed":
             lines.append(f"Could not complete {what}: {reason}.")
+        elif status == "needs_input" and result.asking:
+            lines.append(str(result.asking["question"]))
+        elif status == "partial":
+            lines.append(f"Only partly done: {what} — {reason}.")
         elif status == "skipped":
             lines.append(f"Skipped {what}: {reason}.")
     return lines
@@ -122,11 +127,12 @@ def truthful(sentences: Iterable[str], applied: bool) -> Iterator[str]:
 def _findings(results: Mapping[str, TaskResult]) -> list[dict[str, Any]]:
     rows = []
     for tid, r in results.items():
-        if r.writes or r.status != "completed":
+        if r.writes or r.status not in DONE:
             continue
-        if r.findings or r.content.strip():
+        said = agent_words(r.content)
+        if r.findings or said:
             rows.append({"task": tid, "instruction": r.instruction,
-                         "found": r.findings or r.content})
+                         "found": r.findings or said})
     return rows
 
 
@@ -153,6 +159,15 @@ def sentence_batches(chunks: Iterable[str], window_s: float = COALESCE_S
         ready.append(buffer)
     if ready:
         yield ready
+
+
+def shown(sentence: str) -> str:
+    """A sentence of the answer as it may be shown: as written, or less what
+    `agent_words` keeps out ("" when nothing is left)."""
+    kept = agent_words(sentence)
+    if kept == sentence.strip():
+        return sentence
+    return kept + " " if kept else ""
 
 
 def synthesise(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
@@ -191,7 +206,8 @@ def synthesise(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
                                              messages, stage="synthesise")
         applied = _applied(results)
         for batch in sentence_batches(stream):
-            text = "".join(truthful(batch, applied))
+            # markup, tool talk or our prompt's words: never in an answer
+            text = "".join(shown(said) for said in truthful(batch, applied))
             if text:
                 parts.append(text)
                 emit({"event": "token", "data": {"text": text}})
@@ -206,8 +222,22 @@ def synthesise(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         parts.append(empty)
         emit({"event": "token", "data": {"text": empty}})
     answer = Answer(text="".join(parts).strip(), sources=collect_sources(results))
-    emit({"event": "answer", "data": {**answer.model_dump(), **answer_warning(state)}})
+    asked = clarifying(state)
+    options = {"options": [o["label"] for o in asked["options"]]} if asked else {}
+    emit({"event": "answer", "data": {**answer.model_dump(), **options,
+                                      **answer_warning(state)}})
     if not sends:
-        return state_update(answer=answer)
-    return state_update(answer=answer,
+        return state_update(answer=answer, clarifying=asked)
+    return state_update(answer=answer, clarifying=asked,
                         history=[{"role": "assistant", "content": answer.text}])
+
+
+def clarifying(state: RunState) -> dict[str, Any]:
+    """The question a task asked (`{task, slot, options}`) for the next message to answer,
+    or {} (no question: an earlier one is cleared)."""
+    for task in state.plan:
+        result = state.results.get(task.id)
+        if result is not None and result.status == "needs_input" and result.asking:
+            return {"task": task.model_dump(), "slot": result.asking["slot"],
+                    "options": list(result.asking["options"])}
+    return {}

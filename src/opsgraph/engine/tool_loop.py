@@ -43,6 +43,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from opsgraph.engine.context import CapReached
 from opsgraph.operations.base import Source
 from opsgraph.telemetry.traces import span
+from opsgraph.tools.bounds import bound_data, narrowing_fields
 from opsgraph.tools.contract import BoundTool, Proposal, ToolOutcome
 from opsgraph.tools.prerequisites import frontier, prerequisite_args
 
@@ -98,6 +99,9 @@ class LoopResult:
     """What the successful read calls returned: `{tool, args, data}` (trimmed)."""
     stopped: str | None = None
     """The limit that ended the loop when one did: `tool_rounds` (the step budget)."""
+    asking: dict[str, Any] | None = None
+    """Set instead of running when a required slot is ambiguous: the clarifying question
+    (`{question, slot, options}`)."""
 
     @property
     def proposed(self) -> bool:
@@ -210,10 +214,11 @@ def run_tool_loop(*, ask: AskModel, tools: Mapping[str, BoundTool],
                   requires: Mapping[str, Sequence[str]], messages: list[BaseMessage],
                   max_rounds: int, agent: str, on_proposal: OnProposal | None = None,
                   run_round: Dispatch | None = None, first_call: str | None = None,
-                  answers: bool = False) -> LoopResult:
+                  answers: bool = False, result_chars: int | None = None) -> LoopResult:
     """Run the model ↔ tools loop until the model answers without tool calls (or, for a
     query agent that does not write its own answer, until a round of calls all succeeded).
-    `on_proposal` marks an action agent; `answers` a query agent that writes its answer."""
+    `on_proposal` marks an action agent; `answers` a query agent that writes its answer;
+    `result_chars` bounds each tool result as the model sees it (`tools.bounds`)."""
     acts = on_proposal is not None
     result = LoopResult(content="", rounds=0)
     succeeded: set[str] = set()
@@ -245,8 +250,9 @@ def run_tool_loop(*, ask: AskModel, tools: Mapping[str, BoundTool],
                              f"{agent} stopped at its cap of {max_rounds} tool rounds")
         result.rounds += 1
         ready = set(frontier(list(tools), requires, succeeded))
-        all_ok, settled = _run_round(result, reply, tools, requires, succeeded, messages,
-                                     on_proposal, run_round or dispatch)
+        all_ok, settled = _run_round(result, reply, Round(tools, requires, succeeded,
+                                                          result_chars),
+                                     messages, on_proposal, run_round or dispatch)
         opened = set(frontier(list(tools), requires, succeeded)) - ready - succeeded
         if (all_ok and not acts and not answers and not opened) or settled:
             return result
@@ -276,10 +282,28 @@ def _prerequisite_calls(calls: Sequence[dict[str, Any]], tools: Mapping[str, Bou
     return auto
 
 
-def _run_round(result: LoopResult, reply: AIMessage, tools: Mapping[str, BoundTool],
-               requires: Mapping[str, Sequence[str]], succeeded: set[str],
-               messages: list[BaseMessage], on_proposal: OnProposal | None,
-               run: Dispatch) -> tuple[bool, bool]:
+@dataclass(frozen=True, slots=True)
+class Round:
+    """What one round of calls runs against: the tools, their prerequisites, the tools that
+    succeeded so far, and the bound on a result as the model sees it."""
+
+    tools: Mapping[str, BoundTool]
+    requires: Mapping[str, Sequence[str]]
+    succeeded: set[str]
+    result_chars: int | None = None
+
+    def shown(self, name: str, outcome: ToolOutcome) -> str:
+        """The tool message of one outcome: bounded, a cut list saying how to narrow it."""
+        return outcome.for_model(self.result_chars, self.narrow(name))
+
+    def narrow(self, name: str) -> list[str]:
+        """The arguments that narrow a list of tool `name`."""
+        tool = self.tools.get(name)
+        return narrowing_fields(tool.operation) if tool is not None else []
+
+
+def _run_round(result: LoopResult, reply: AIMessage, at: Round, messages: list[BaseMessage],
+               on_proposal: OnProposal | None, run: Dispatch) -> tuple[bool, bool]:
     """Dispatch one round — the skipped prerequisite reads its calls determine first —
     record every call, answer each in the context.
 
@@ -287,23 +311,25 @@ def _run_round(result: LoopResult, reply: AIMessage, tools: Mapping[str, BoundTo
     rejected, expired — ends an action agent's work; only a revision asks for more.
     """
     calls: list[dict[str, Any]] = [dict(c) for c in reply.tool_calls]
+    tools, requires, succeeded = at.tools, at.requires, at.succeeded
     auto = _prerequisite_calls(calls, tools, requires, succeeded)
     if auto:  # the context shows them as calls of this turn, answered like any other
         messages[-1] = AIMessage(content=reply.content, tool_calls=[*auto, *reply.tool_calls])
-        _record(result, auto, run(auto, tools, requires, succeeded), succeeded, messages, None)
-    return _record(result, calls, run(calls, tools, requires, succeeded), succeeded, messages,
+        _record(result, auto, run(auto, tools, requires, succeeded), at, messages, None)
+    return _record(result, calls, run(calls, tools, requires, succeeded), at, messages,
                    on_proposal)
 
 
 def _record(result: LoopResult, calls: list[dict[str, Any]], outcomes: list[ToolOutcome],
-            succeeded: set[str], messages: list[BaseMessage],
+            at: Round, messages: list[BaseMessage],
             on_proposal: OnProposal | None) -> tuple[bool, bool]:
     """Keep each call's outcome (a proposal goes to `on_proposal`), answer it in the
     context; (all succeeded, a proposal was settled)."""
     all_ok = True
     settled = False
+    succeeded = at.succeeded
     for call, outcome in zip(calls, outcomes, strict=True):
-        ok, text = outcome.ok, outcome.for_model()
+        ok, text = outcome.ok, at.shown(call["name"], outcome)
         record = call_record(call, ok, outcome.content if ok else text)
         if outcome.proposal is not None:
             if on_proposal is None:
@@ -316,7 +342,9 @@ def _record(result: LoopResult, calls: list[dict[str, Any]], outcomes: list[Tool
                 settled = settled or decided.change.get("outcome") != "revise"
         elif ok:
             result.findings.append({"tool": call["name"], "args": record["args"],
-                                    "data": trim(outcome.content, FINDING_CHARS)})
+                                    "data": trim(bound_data(outcome.content, FINDING_CHARS,
+                                                            at.narrow(call["name"])),
+                                                 FINDING_CHARS)})
         all_ok = all_ok and ok
         result.tool_calls += 1
         result.calls.append(record)

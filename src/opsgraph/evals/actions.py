@@ -74,14 +74,29 @@ def _card_problems(case: Case, run: RunRecord) -> list[str]:
     return []
 
 
+def _clarify_problems(wanted: list[str], run: RunRecord) -> list[str]:
+    """A clarifying question was asked, with an option holding each wanted phrase, and no
+    card was raised in its place."""
+    if not run.options:
+        return ["asked no clarifying question (the answer has no options)"]
+    options = [normalise(o) for o in run.options]
+    reasons = [f"no option holds {phrase!r} (options: {short(run.options)})"
+               for phrase in wanted if not any(normalise(phrase) in o for o in options)]
+    if run.cards:
+        reasons.append(f"raised {len(run.cards)} card(s) instead of asking")
+    return reasons
+
+
 def interrupts(case: Case, run: RunRecord) -> Score | None:
     """The cards raised are exactly the expected operations with matching arguments; a
     denied request changes nothing (no card, no applied write); an allowed one is not
-    refused by a gate."""
+    refused by a gate; a request that must be asked about asks, with the options wanted."""
     want = case.expect
-    if want.interrupts is None and want.denied is None:
+    if want.interrupts is None and want.denied is None and want.clarify is None:
         return None
     reasons = _card_problems(case, run) if want.interrupts is not None else []
+    if want.clarify is not None:
+        reasons += _clarify_problems(want.clarify.options_contain, run)
     if want.denied is True:
         if run.cards and want.interrupts is None:
             reasons.append(f"raised {len(run.cards)} card(s) for a request the caller may "

@@ -109,6 +109,13 @@ class ExpectedCard(_Strict):
         return _known_tool(value).replace("_", ".", 1)
 
 
+class ExpectedClarify(_Strict):
+    """A clarifying question the run must ask instead of proposing: its options hold each
+    of these phrases (case-insensitively)."""
+
+    options_contain: list[str] = Field(min_length=1)
+
+
 class Expect(_Strict):
     """What a good run does; every field is optional (docs/evals.md)."""
 
@@ -119,6 +126,7 @@ class Expect(_Strict):
     args: dict[str, dict[str, Any]] = Field(default_factory=dict)
     interrupts: list[ExpectedCard] | None = None
     denied: bool | None = None
+    clarify: ExpectedClarify | None = None
     answer_contains: list[str] = Field(default_factory=list)
     answer_absent: list[str] = Field(default_factory=list)
     pii_absent: list[str] = Field(default_factory=list)

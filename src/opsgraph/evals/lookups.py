@@ -57,6 +57,16 @@ class StoreLookups:
             return None
         return self._db[collection].find_one({"tenant_id": tenant, "_id": record_id})
 
+    def clock(self, tenant: str) -> tuple[str, datetime | None]:
+        """The tenant's time zone and the Monday its demo data was seeded from (relative
+        expected times are read against them)."""
+        doc = self._db["tenants"].find_one({"_id": tenant}) or {}
+        anchor = doc.get("seed_anchor")
+        if isinstance(anchor, datetime) and anchor.tzinfo is None:
+            anchor = anchor.replace(tzinfo=UTC)  # the store keeps UTC without an offset
+        return str(doc.get("timezone") or "UTC"), anchor if isinstance(anchor,
+                                                                        datetime) else None
+
     def caller_contacts(self, tenant: str, user: str) -> tuple[str, ...]:
         """The caller's own e-mail and phone (as a member or a staff member)."""
         out: list[str] = []

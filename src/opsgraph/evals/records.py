@@ -72,6 +72,8 @@ class RunRecord:
     calls: list[ToolCall] = field(default_factory=list)
     cards: list[Card] = field(default_factory=list)
     answer: str | None = None
+    options: list[str] = field(default_factory=list)
+    """The options of a clarifying question the answer asked (`answer {options}`)."""
     sources: list[dict[str, Any]] = field(default_factory=list)
     status: str | None = None
     usage: dict[str, Any] = field(default_factory=dict)
@@ -138,6 +140,7 @@ def parse_events(events: Iterable[Any]) -> RunRecord:
             run.cards.extend(_cards(data))
         elif name == "answer":
             run.answer = str(data.get("text") or "")
+            run.options = [str(o) for o in data.get("options") or []]
             run.sources = [dict(s) for s in data.get("sources") or []]
         elif name == "error":
             run.errors.append(dict(data))

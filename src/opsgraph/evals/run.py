@@ -12,12 +12,14 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from opsgraph.evals.cases import Case
 from opsgraph.evals.evaluators import score_case
 from opsgraph.evals.lookups import StoreLookups
 from opsgraph.evals.records import RunRecord, parse_events
+from opsgraph.evals.relative import case_at
 from opsgraph.evals.scores import Score
 from opsgraph.principal import Principal
 
@@ -81,6 +83,8 @@ def run_case(case: Case, model: str, lookups: StoreLookups) -> CaseResult:
     events: list[Any] = []
     exception = None
     started = time.perf_counter()
+    timezone, anchor = lookups.clock(case.principal.tenant)
+    case = case_at(case, datetime.now(UTC), timezone, anchor)  # relative times, made exact
     try:
         history = [t.model_dump() for t in case.history] or None
         events.extend(stream_run(principal_of(case), case.request, model=model,

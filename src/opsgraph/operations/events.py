@@ -1,4 +1,4 @@
-"""Events (classes, socials, tournaments): list, create, register, waitlist.
+"""Events (classes, socials, tournaments): list, create, cancel, register, waitlist.
 
 Documents: `events` {_id, title, start, end, capacity, location, description, status:
 scheduled|cancelled}; `registrations` {_id, event_id, member_id, status:
@@ -55,6 +55,11 @@ class EventNew(OpInput):
 class EventRegister(OpInput):
     member: Reference = Field(description="Who registers: id, name or email.")
     event: Reference = Field(description="The event: id or title.")
+
+
+class EventCancel(OpInput):
+    event: Reference = Field(description="The event to call off: id or title.")
+    reason: Name | None = Field(None, description="Why it is called off (shown to staff).")
 
 
 class EventWaitlist(OpInput):
@@ -117,6 +122,35 @@ def apply_create(ctx: Context, args: EventNew, change_id: str) -> Document:
         "end": as_utc(args.end), "capacity": args.capacity, "location": args.location,
         "description": "", "status": "scheduled", "change_id": change_id}))
     return {"event": record_json(doc)}
+
+
+def preview_cancel(ctx: Context, args: EventCancel) -> Preview:
+    """Check the event is scheduled and still ahead; say who is booked on it."""
+    event = require(ctx, "events", args.event, "event")
+    if event.get("status") == "cancelled":
+        raise Conflict(f"event: {event['title']} is already cancelled")
+    not_in_past(ctx, event["start"], "event")
+    counts = headcounts(ctx, [args.event])
+    booked = counts[(args.event, "registered")] + counts[(args.event, "waitlisted")]
+    why = f" ({args.reason})" if args.reason else ""
+    summary = (f"Cancel {event['title']} on {short_when(event['start'])}{why}; "
+               f"{booked} registered or waitlisted member(s) to tell")
+    new = {"status": "cancelled", **({"cancel_reason": args.reason} if args.reason else {})}
+    return Preview(summary, {"status": event.get("status", "scheduled")}, new)
+
+
+def apply_cancel(ctx: Context, args: EventCancel, change_id: str) -> Document:
+    """Cancel once; a retry of the same change finds it done."""
+    coll = ctx.scope["events"]
+    event = require(ctx, "events", args.event, "event")
+    if event.get("cancel_change_id") != change_id:
+        preview_cancel(ctx, args)
+        done = coll.update_one({"_id": args.event, "status": {"$ne": "cancelled"}}, {"$set": {
+            "status": "cancelled", "cancelled_at": ctx.now, "cancel_change_id": change_id,
+            "cancel_reason": args.reason}})
+        if done.modified_count != 1:
+            raise Conflict(f"event: {args.event} changed while cancelling it")
+    return {"event": record_json(require(ctx, "events", args.event, "event"))}
 
 
 def _registration_status(ctx: Context, args: EventRegister) -> tuple[str, str]:
@@ -191,6 +225,10 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("events.create", "write", "create", EventNew,
               "Schedule a new event with a capacity.",
               STAFF_UP, "events", preview=preview_create, apply=apply_create),
+    Operation("events.cancel", "write", "cancel", EventCancel,
+              "Call off a scheduled event that has not started.",
+              STAFF_UP, "events", {"event": "events"},
+              preview=preview_cancel, apply=apply_cancel),
     Operation("events.register", "write", "register", EventRegister,
               "Register a member for an event; when it is full they join the waitlist.",
               MEMBERS_UP, "events", {"member": "members", "event": "events"},

@@ -4,7 +4,7 @@ moment, `date` a day (or the day of a moment), `datetime_range` anything with an
 
 from __future__ import annotations
 
-from opsgraph.resolve.mentions import RECORD_KINDS, Mention
+from opsgraph.resolve.mentions import RECORD_KINDS, Mention, Resolution
 
 _FILLED_BY: dict[str, tuple[str, ...]] = {
     **{kind: (kind,) for kind in RECORD_KINDS},
@@ -19,3 +19,8 @@ def fills(slot_kind: str, mention: Mention) -> bool:
     if mention.kind not in _FILLED_BY.get(slot_kind, ()):
         return False
     return slot_kind != "datetime_range" or mention.end is not None
+
+
+def candidates_for(slot_kind: str, resolution: Resolution) -> tuple[Mention, ...]:
+    """The mentions of a resolution that could fill a slot of `slot_kind`, in order."""
+    return tuple(m for m in resolution.mentions if fills(slot_kind, m))

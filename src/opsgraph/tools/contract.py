@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -38,9 +38,14 @@ class ToolOutcome:
     sources: tuple[Source, ...] = ()
     proposal: Proposal | None = None
 
-    def for_model(self) -> str:
-        """The tool message: marked as data; errors say what to do next."""
-        body = {"ok": self.ok, "data" if self.ok else "error": self.content}
+    def for_model(self, limit: int | None = None, narrow: Sequence[str] = ()) -> str:
+        """The tool message: marked as data; errors say what to do next; data within
+        `limit` characters (a cut list says how many rows it left out, and `narrow` names
+        the arguments that narrow it)."""
+        from opsgraph.tools.bounds import bound_data
+
+        content = self.content if limit is None else bound_data(self.content, limit, narrow)
+        body = {"ok": self.ok, "data" if self.ok else "error": content}
         return f"{DATA_NOTICE}\n{json.dumps(body, default=str, ensure_ascii=False)}"
 
     def to_record(self) -> dict[str, Any]:

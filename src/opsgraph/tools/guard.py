@@ -3,9 +3,9 @@
 A read tool invokes its operation in mode `read`; a write tool in mode `preview` only —
 an agent never applies, it proposes (a `Proposal` for a person to decide). The checks and
 their order are `invoke`'s. A refusal or a bad call comes back to the model as a short
-message it can act on (invalid arguments name each field and ask for the call again; an
-ambiguous name lists the candidates); anything unexpected is logged in full and the model
-is told only that the tool failed.
+message it can act on (invalid arguments name each field and ask for the call again, as
+does a bad value or a name that matches nothing; an ambiguous name lists the candidates);
+anything unexpected is logged in full and the model is told only that the tool failed.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from opsgraph.errors import AmbiguousReference, OpsgraphError, Unprocessable
+from opsgraph.errors import AmbiguousReference, BadInput, NotFound, OpsgraphError, Unprocessable
 from opsgraph.operations.base import Context, Operation
 from opsgraph.operations.invoke import invoke, listing
 from opsgraph.principal import Plan
@@ -41,6 +41,11 @@ def for_model(op: Operation, exc: OpsgraphError) -> Any:
     if isinstance(exc, Unprocessable) and "errors" in exc.detail:
         return (f"invalid arguments for {op.tool_name}: {listing(exc.detail['errors'])}; "
                 "call it again with corrected arguments")
+    if isinstance(exc, BadInput | Unprocessable):  # the message names the field and the fix
+        return f"{exc.message}; call {op.tool_name} again with that corrected"
+    if isinstance(exc, NotFound):
+        return (f"{exc.message}; use the name or reference exactly as the request gives it "
+                f"and call {op.tool_name} again")
     return exc.message
 
 

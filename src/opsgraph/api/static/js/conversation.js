@@ -7,9 +7,10 @@ import {h, fill, trimmed, operationLabel} from "./dom.js";
 const TASK_STATES = {
   waiting: "Waiting", running: "Running", approval: "Needs approval", done: "Done",
   denied: "Denied", failed: "Failed", skipped: "Skipped", no_proposal: "Nothing proposed",
+  partial: "Partly done", needs_input: "Asked which",
 };
 const FINISHED = {completed: "done", denied: "denied", failed: "failed", skipped: "skipped",
-  no_proposal: "no_proposal"};
+  no_proposal: "no_proposal", partial: "partial", needs_input: "needs_input"};
 
 class TaskRow {
   constructor(task) {

@@ -1,0 +1,193 @@
+"""The model fills, code checks: what the resolver read in a request for an action agent.
+
+Before an action agent's first model call, code resolves the task's words (the person's
+message, or the task's own instruction when the plan has several tasks) with the thread's
+recent turns, once, and matches the mentions to the agent's typed slots. The brief lists
+each resolved slot by name and label ("member: Jane Smith", "start: Thu 4 Dec 18:00"),
+never a raw id. A write call whose record argument is not what the request names is
+answered as an error naming what the request does name, and the model calls again (it is
+not corrected silently: the resolver can be wrong, and the card must show what the agent
+asked for). A required slot that several records match is asked about, with the candidates
+as options, before any model call. With `OPSGRAPH_DIRECT_PROPOSALS` on, a write tool whose
+every required argument is a resolved slot is called by code, with no model turn.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import TYPE_CHECKING, Any
+
+from opsgraph.engine.context import RunContext
+from opsgraph.engine.plan import PlannedTask
+from opsgraph.operations.base import Context
+from opsgraph.tools.contract import BoundTool, ToolOutcome
+
+if TYPE_CHECKING:
+    from opsgraph.registry.spec import AgentSpec
+    from opsgraph.resolve import Mention
+
+KIND_OF_COLLECTION = {"members": "member", "staff": "staff", "resources": "resource",
+                      "events": "event", "bookings": "booking", "invoices": "invoice"}
+"""The record kind a reference argument names, by the collection it resolves in."""
+HISTORY_TURNS = 4
+_RECORD_ID = re.compile(r"\s*\(?\b[a-z]{2,}_[a-z0-9]+_[A-Za-z0-9_]+\b\)?")
+
+
+def display(label: str) -> str:
+    """A resolver label as a model or a person is shown it: without record ids
+    ("booking bkg_demo_0182 at Tue 01 Dec 08:00" → "booking at Tue 01 Dec 08:00")."""
+    return " ".join(_RECORD_ID.sub("", label).split()) or label
+
+
+@dataclass
+class SlotReading:
+    """The agent's slots as the resolver filled them."""
+
+    filled: dict[str, Mention] = field(default_factory=dict)
+    """Slot name → the one mention that fills it (a value, no doubt)."""
+    ambiguous: dict[str, Mention] = field(default_factory=dict)
+    """Slot name → a mention several records match (its candidates)."""
+    required: tuple[str, ...] = ()
+    mentions: tuple[Mention, ...] = ()
+
+    def question(self) -> tuple[str, list[str], str] | None:
+        """(question, options, slot) for the first required slot several records match."""
+        for name in self.required:
+            mention = self.ambiguous.get(name)
+            if mention is not None and name not in self.filled:
+                options = [display(c.label) for c in mention.candidates]
+                return (f"Which {mention.kind} do you mean by “{mention.text}”: "
+                        + " or ".join(options) + "?", options, name)
+        return None
+
+    def brief(self) -> str:
+        """The brief's block of resolved slots (labels only, never record ids)."""
+        if not self.filled and not self.ambiguous:
+            return ""
+        lines = ["What code read in the request (use these values; a name as written here, "
+                 "a time as its ISO 8601):"]
+        for name, mention in self.filled.items():
+            lines.append(f"- {name}: {shown(mention)}")
+        for name, mention in self.ambiguous.items():
+            if name not in self.filled:
+                lines.append(f"- {name}: several match “{mention.text}” — "
+                             + " or ".join(display(c.label) for c in mention.candidates)
+                             + ": ask which one")
+        return "\n".join(lines)
+
+    def named(self, kind: str) -> list[Mention]:
+        """The request's mentions of one record kind (resolved or ambiguous)."""
+        return [m for m in self.mentions if m.kind == kind and (m.value or m.candidates)]
+
+
+def _when(value: str) -> str:
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return value
+    return f"{moment:%a} {moment.day} {moment:%b} {moment:%H:%M}"
+
+
+def shown(mention: Mention) -> str:
+    """How a resolved mention is shown to a model: a record by its label, a time in words
+    with its ISO 8601 value, anything else by its value."""
+    value = mention.value or ""
+    if mention.kind == "datetime":
+        end = f" to {_when(mention.end)} ({mention.end})" if mention.end else ""
+        return f"{_when(value)} ({value}){end}"
+    if mention.kind == "date":
+        try:
+            day = date.fromisoformat(value)
+            return f"{day:%a} {day.day} {day:%b %Y} ({value})"
+        except ValueError:
+            return value
+    return display(mention.label or value)
+
+
+def read_slots(ctx: RunContext, agent: AgentSpec, task: PlannedTask,
+               several_tasks: bool) -> SlotReading:
+    """Resolve the task's words once and fill the agent's typed slots."""
+    from opsgraph.resolve import Mention, resolve_request
+    from opsgraph.resolve.slots import candidates_for
+
+    typed = [s for s in agent.slots if s.kind != "text"]
+    if not typed:
+        return SlotReading()
+    text = task.instruction if several_tasks or not ctx.request else ctx.request
+    earlier = [t["content"] for t in ctx.history[:-1][-HISTORY_TURNS:]]
+    resolution = resolve_request(Context(ctx.scope, ctx.principal), text,
+                                 timezone=ctx.timezone, now=ctx.started_at, history=earlier)
+    reading = SlotReading(required=tuple(s.name for s in typed if s.required),
+                          mentions=resolution.mentions)
+    used: set[int] = set()
+    for slot in typed:
+        chosen = task.resolved.get(slot.name)
+        if chosen is not None:  # the person picked it from a clarifying question's options
+            reading.filled[slot.name] = Mention(chosen["label"], slot.kind, chosen["value"],
+                                                chosen["label"])
+            continue
+        for mention in candidates_for(slot.kind, resolution):
+            if id(mention) in used:
+                continue
+            used.add(id(mention))
+            (reading.filled if mention.value else reading.ambiguous)[slot.name] = mention
+            break
+    return reading
+
+
+def checked_tools(tools: dict[str, BoundTool], reading: SlotReading) -> dict[str, BoundTool]:
+    """The tools, each write tool wrapped so a record argument that is not what the request
+    names answers an error naming what it does name."""
+    if not reading.mentions:
+        return tools
+    return {name: (BoundTool(tool.name, tool.kind, tool.operation, _checked(tool, reading))
+                   if tool.kind == "preview" else tool)
+            for name, tool in tools.items()}
+
+
+def _checked(tool: BoundTool, reading: SlotReading) -> Any:
+    inner = tool.call
+
+    def call(raw: dict[str, Any]) -> ToolOutcome:
+        outcome = inner(raw)
+        for arg, collection in tool.operation.references.items():
+            named = reading.named(KIND_OF_COLLECTION.get(collection, ""))
+            given = raw.get(arg) if isinstance(raw, dict) else None
+            if not named or given is None:
+                continue
+            labels = [display(m.label or m.text) for m in named if m.value] or [
+                display(c.label) for m in named for c in m.candidates]
+            ids = {m.value for m in named} | {c.value for m in named for c in m.candidates}
+            hint = (f"the request names {' and '.join(labels)}; call {tool.name} again with "
+                    f"{arg} {labels[0]!r}")
+            if outcome.proposal is not None and outcome.proposal.args.get(arg) not in ids:
+                return ToolOutcome(False, f"{arg}: {given!r} is not what the request names: "
+                                          + hint)
+            if not outcome.ok and str(outcome.content).startswith(f"{arg}:"):
+                return ToolOutcome(False, f"{outcome.content} ({hint})")
+        return outcome
+
+    return call
+
+
+def direct_call(tools: dict[str, BoundTool], write_tool: str | None,
+                reading: SlotReading) -> dict[str, Any] | None:
+    """The write call code can make with no model turn: every required argument of the
+    task's write tool is a slot the resolver filled without doubt (an `end` may come from
+    the start's range); None otherwise."""
+    if write_tool is None or write_tool not in tools:
+        return None
+    fields = tools[write_tool].operation.input.model_fields
+    args: dict[str, Any] = {}
+    for name, info in fields.items():
+        key = info.alias or name
+        mention = reading.filled.get(key)
+        if mention is not None and mention.value:
+            args[key] = mention.value
+        elif key == "end" and "start" in reading.filled and reading.filled["start"].end:
+            args[key] = reading.filled["start"].end
+        elif info.is_required():
+            return None
+    return args

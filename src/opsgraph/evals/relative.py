@@ -1,0 +1,65 @@
+"""Expected times relative to when a case runs, so that an invented date fails.
+
+A case's `expect.args` and `expect.interrupts[].args` may give a time as
+- `"+1d 18:00"`: N days after the day the case runs (the venue's today), at that time in
+  the venue's time zone (`+0d` is today, `-1d` yesterday);
+- `"week+3d 18:00"`: N days after the seeded week's Monday (the demo seed's anchor: its
+  events and shifts are dated by such offsets), at that time;
+- either without a time (`"+1d"`, `"week+3d"`): that day, which matches any time on it.
+Before scoring, `case_at` replaces each with the ISO 8601 value it stands for; the matcher
+then compares instants (a datetime) or days (a date), so "tomorrow" read as today fails.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, time, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from opsgraph.evals.cases import Case
+
+RELATIVE = re.compile(r"^(?P<base>week)?(?P<sign>[+-])(?P<days>\d+)d(?:\s+(?P<hh>\d{1,2}):"
+                      r"(?P<mm>\d{2}))?$")
+
+
+def is_relative(value: Any) -> bool:
+    """Whether `value` is a relative time of this module's form."""
+    return isinstance(value, str) and RELATIVE.match(value.strip()) is not None
+
+
+def absolute(value: str, today: date, week: date, zone: ZoneInfo) -> str:
+    """The ISO 8601 date or datetime a relative time stands for."""
+    found = RELATIVE.match(value.strip())
+    if found is None:
+        return value
+    days = int(found["days"]) * (-1 if found["sign"] == "-" else 1)
+    day = (week if found["base"] else today) + timedelta(days=days)
+    if found["hh"] is None:
+        return day.isoformat()
+    moment = datetime.combine(day, time(int(found["hh"]), int(found["mm"])), tzinfo=zone)
+    return moment.isoformat()
+
+
+def _resolved(value: Any, today: date, week: date, zone: ZoneInfo) -> Any:
+    if isinstance(value, dict):
+        return {k: _resolved(v, today, week, zone) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_resolved(v, today, week, zone) for v in value]
+    return absolute(value, today, week, zone) if is_relative(value) else value
+
+
+def case_at(case: Case, now: datetime, timezone: str, anchor: datetime | None) -> Case:
+    """`case` with every relative time of its expected arguments made absolute, for a run
+    that starts at `now` in the venue's `timezone` on the week seeded at `anchor`."""
+    zone = ZoneInfo(timezone)
+    today = now.astimezone(zone).date()
+    week = (anchor.astimezone(zone).date() if anchor is not None
+            else today - timedelta(days=today.weekday()))
+    expect = case.expect
+    args = _resolved(expect.args, today, week, zone)
+    cards = None if expect.interrupts is None else [
+        card.model_copy(update={"args": _resolved(card.args, today, week, zone)})
+        for card in expect.interrupts]
+    return case.model_copy(update={"expect": expect.model_copy(
+        update={"args": args, "interrupts": cards})})

@@ -1,0 +1,416 @@
+"""Requests as staff write them (issue 17, the engine's side): what the models are shown,
+the context budget, recovery after tool errors, the knowledge fast path, follow-ups."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from tests.engine.helpers import chat, finished, of, person, record_prompts, statuses
+
+pytestmark = pytest.mark.usefixtures("demo_db")
+
+
+def task(tid: str, domain: str, verb: str, instruction: str) -> dict[str, Any]:
+    return {"id": tid, "domain": domain, "operation": verb, "instruction": instruction,
+            "depends_on": []}
+
+
+def call(name: str, **args: Any) -> dict[str, Any]:
+    return {"tool_calls": [{"name": name, "args": args}]}
+
+
+# -- 1. no raw ids in prompts ---------------------------------------------------------------
+
+def _phone_change(script: Any) -> str:
+    return script({
+        "plan": {"tasks": [task("t1", "members", "update",
+                                "Change Jane Smith's phone to +447700900999")]},
+        "turns": {"t1": [call("members_update", member="Jane Smith",
+                              changes={"phone": "+447700900999"})]},
+    })
+
+
+def test_prompts_name_the_caller_never_their_user_id(script: Any,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    prompts = record_prompts(monkeypatch)
+    events = chat(person("staff", user="stf_demo_04"), "change Jane Smith's phone to "
+                  "+447700900999", _phone_change(script))
+    assert finished(events)["status"] == "awaiting_approval"
+    texts = prompts.texts()
+    assert {stage for stage, _ in prompts.calls} == {"decompose", "task"}
+    assert all("stf_demo_04" not in text for text in texts)
+    assert "Caller: Liam Murphy (staff)" in prompts.texts("decompose")[0]
+    assert "Asked by: Liam Murphy (staff)." in prompts.texts("task")[0]
+
+
+def test_a_caller_with_no_record_is_shown_by_role_alone(script: Any,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    prompts = record_prompts(monkeypatch)
+    chat(person("manager", user="alex"), "change Jane Smith's phone to +447700900999",
+         _phone_change(script))
+    texts = prompts.texts()
+    assert texts and all("alex" not in text.lower() for text in texts)
+    assert "Asked by: a manager." in prompts.texts("task")[0]
+
+
+# -- 2. context budget ----------------------------------------------------------------------
+
+def test_a_long_list_reaches_the_model_bounded_and_says_how_to_narrow(
+        script: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    prompts = record_prompts(monkeypatch)
+    model = script({
+        "plan": {"tasks": [task("t1", "bookings", "cancel", "Cancel Jane Smith's booking")]},
+        "turns": {"t1": [call("bookings_list"),
+                         {"content": "Which booking of Jane Smith's is meant?"},
+                         {"content": "Which booking of Jane Smith's is meant?"}]},
+    })
+    events = chat(person("staff"), "cancel a booking", model)
+    listed = of(events, "task_finished")[0]["calls"][0]
+    assert listed["tool"] == "bookings_list" and listed["ok"]
+    seen = prompts.calls[2][1][-1].content  # the second task turn's last message: the list
+    assert isinstance(seen, str)
+    assert len(seen) <= 8192 * 4 // 8 + 200  # an eighth of the default 8,192-token window
+    omitted = re.search(r"… (\d+) more bookings; narrow with member/date", seen)
+    assert omitted is not None, seen[-300:]
+    shown = seen.count('"status": "confirmed"')
+    assert shown >= 1 and shown + int(omitted.group(1)) > shown
+
+
+def test_every_prompt_fits_a_small_context_window(script: Any,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from opsgraph.engine.context_budget import prompt_tokens
+    from opsgraph.settings import get_settings
+
+    monkeypatch.setenv("OPSGRAPH_CONTEXT_TOKENS", "3000")
+    get_settings.cache_clear()
+    prompts = record_prompts(monkeypatch)
+    model = script({
+        "plan": {"tasks": [task("t1", "bookings", "cancel", "Cancel Jane Smith's booking")]},
+        "turns": {"t1": [call("bookings_list"), call("bookings_list", date="2026-12-02"),
+                         call("bookings_list", member="Jane Smith"),
+                         {"content": "Which one?"}, {"content": "Which one?"}]},
+    })
+    events = chat(person("staff"), "cancel a booking " + "please " * 300, model)
+    assert finished(events)["status"] in ("completed", "completed_with_errors")
+    assert len(prompts.calls) >= 5
+    for _, messages in prompts.calls:
+        assert prompt_tokens(messages, []) <= 3000 - 3000 // 8
+
+
+def test_a_provider_error_never_reaches_the_answer(script: Any,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import httpx
+
+    from opsgraph.models import scripted
+
+    real = scripted.ScriptedChatModel._reply
+
+    def overflowing(self: Any, messages: list[Any], kwargs: Any, run_manager: Any) -> Any:
+        metadata = kwargs.get(scripted.CALL_METADATA_KWARG) or {}
+        if metadata.get(scripted.STAGE_KEY) == "task":
+            raise httpx.HTTPStatusError(
+                "400: the request (13100 tokens) exceeds the context size <tool_response>",
+                request=httpx.Request("POST", "http://127.0.0.1:8080/v1/chat/completions"),
+                response=httpx.Response(400))
+        return real(self, messages, kwargs, run_manager)
+
+    monkeypatch.setattr(scripted.ScriptedChatModel, "_reply", overflowing)
+    model = script({"plan": {"tasks": [task("t1", "members", "get", "Look up Jane Smith")]},
+                    "synthesis": "unused"})
+    events = chat(person("staff"), "jane smith's details", model)
+    assert statuses(events) == {"t1": "failed"}
+    answer = of(events, "answer")[-1]["text"]
+    assert "the model call failed (HTTPStatusError)" in answer
+    assert "exceeds" not in answer and "tool_response" not in answer
+
+
+# -- 3. recover, and say so truthfully ------------------------------------------------------
+
+def test_a_tool_error_that_names_its_fix_gets_a_retry(script: Any,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    prompts = record_prompts(monkeypatch)
+    model = script({
+        "plan": {"tasks": [task("t1", "members", "update", "Change Jane Smith's phone to 07700 "
+                                                           "900999")]},
+        "turns": {"t1": [call("members_update", member="Jane Smith",
+                              changes={"phone": "07700 900999"}),
+                         call("members_update", member="Jane Smith",
+                              changes={"phone": "+44 7700 900999"})]},
+    })
+    events = chat(person("staff"), "change jane smith's phone to 07700 900999", model)
+    assert finished(events)["status"] == "awaiting_approval"
+    retry = prompts.texts("task")[1]
+    assert "not an international phone number" in retry and "e.g. +44 7700 900123" in retry
+    changes = of(events, "approval_required")[0]["changes"]
+    assert changes[0]["new"]["phone"] == "+44 7700 900999"
+
+
+def test_a_query_task_whose_reads_all_failed_is_failed_and_says_what(script: Any) -> None:
+    model = script({
+        "plan": {"tasks": [task("t1", "events", "list", "List the events this week")]},
+        "turns": {"t1": [call("events_list", **{"from": "this week"}),
+                         call("events_list", **{"from": "this wk"}),
+                         {"content": "There are no events this week."}]},
+    })
+    events = chat(person("staff"), "what's on this week?", model)
+    assert statuses(events) == {"t1": "failed"}
+    assert finished(events)["status"] == "completed_with_errors"
+    answer = of(events, "answer")[-1]["text"]
+    assert "Could not complete" in answer and "could not read events_list" in answer
+    assert "no events this week" not in answer
+    assert finished(events)["usage"]["model_calls"] == 4  # plan + three turns, no synthesis
+
+
+def test_a_query_task_that_read_only_part_is_partly_done(script: Any) -> None:
+    model = script({
+        "plan": {"tasks": [task("t1", "members", "get", "Look up Jane Smith and Zed Quux")]},
+        "turns": {"t1": [{"tool_calls": [{"name": "members_search", "args": {"query": "Jane"}},
+                                         {"name": "members_get",
+                                          "args": {"member": "Zed Quux"}}]},
+                         {"content": "Jane Smith is a premium member."}]},
+        "synthesis": "Jane Smith is a premium member.",
+    })
+    events = chat(person("staff"), "look up jane smith and zed quux", model)
+    assert statuses(events) == {"t1": "partial"}
+    assert finished(events)["status"] == "completed_with_errors"
+    answer = of(events, "answer")[-1]["text"]
+    assert answer.startswith("Jane Smith is a premium member.")
+    assert "Only partly done" in answer and "could not read members_get" in answer
+
+
+def test_no_tool_text_prompt_text_or_nudge_reaches_an_answer(script: Any) -> None:
+    said = ("I will call the members_update tool now. <tool_response>{\"ok\": false}"
+            "</tool_response> You have not proposed anything yet. Which Jane Smith is meant?")
+    model = script({
+        "plan": {"tasks": [task("t1", "members", "update", "Change Jane Smith's phone")]},
+        "turns": {"t1": [{"content": said}, {"content": said}]},
+    })
+    events = chat(person("staff"), "change jane smith's phone", model)
+    assert statuses(events) == {"t1": "no_proposal"}
+    answer = of(events, "answer")[-1]["text"]
+    assert "Which Jane Smith is meant?" in answer
+    for raw in ("members_update", "I will call", "tool_response", "You have not proposed",
+                "{"):
+        assert raw not in answer, (raw, answer)
+
+
+def test_agent_words_keep_an_answer_and_drop_the_machinery() -> None:
+    from opsgraph.engine.task_outcome import agent_words
+
+    assert agent_words("Courts open at 7.\n- Court 1\n- Court 2") == ("Courts open at 7.\n- Court "
+                                                                      "1\n- Court 2")
+    assert agent_words("<tool_call>{\"name\": \"x\"}</tool_call>Open 7-22.") == "Open 7-22."
+    assert agent_words("I'll use bookings_list first. Done?") == "Done?"
+
+
+# -- 4. questions go to knowledge -----------------------------------------------------------
+
+def test_a_knowledge_question_needs_no_planner_call(script: Any) -> None:
+    # no `plan` in the file: a planner call would fail the run loudly
+    model = script({"turns": {"t1": [{"content": "Dogs are welcome on the terrace only."}]}})
+    events = chat(person("staff"), "can i bring my dog", model)
+    assert finished(events)["status"] == "completed"
+    plan = of(events, "plan")[0]
+    assert [(t["domain"], t["operation"], t["agent"]) for t in plan["tasks"]] == [
+        ("knowledge", "search", "knowledge.faq")]
+    assert plan["notes"] == ["a question for the knowledge agents: planned by code, no "
+                             "planner call"]
+    assert finished(events)["usage"]["model_calls"] == 1  # one agent turn, no synthesis
+    assert of(events, "answer")[-1]["text"] == "Dogs are welcome on the terrace only."
+
+
+def test_a_request_for_a_change_still_gets_the_planner(script: Any) -> None:
+    model = script({"turns": {"t1": [{"content": "unused"}]}})
+    events = chat(person("staff"), "can i bring my dog? if so add a note to jane smith", model)
+    error = of(events, "error")[0]
+    assert "decompose" in error["message"] and "no `plan`" in error["message"]
+
+
+def test_an_unserved_capability_goes_to_the_nearest_agent_not_invalid_plan(script: Any) -> None:
+    from opsgraph.registry.loader import get_registry
+    from opsgraph.registry.matrix import capability_matrix
+
+    served = {(d, v) for v, d in capability_matrix(get_registry()).cells}
+    assert ("knowledge", "list") not in served
+    model = script({
+        "plan": {"tasks": [task("t1", "knowledge", "list",
+                                "Find where staff assemble when the fire alarm goes off")]},
+        "turns": {"t1": [{"content": "Everyone assembles at the front car park."}]},
+    })
+    events = chat(person("staff"), "remind me where we assemble when the fire alarm goes off",
+                  model)
+    assert not of(events, "error")
+    plan = of(events, "plan")[0]
+    assert [(t["domain"], t["operation"]) for t in plan["tasks"]] == [("knowledge", "search")]
+    assert plan["tasks"][0]["agent"].startswith("knowledge.")
+    assert any("nearest agent" in note for note in plan["notes"])
+    assert finished(events)["status"] == "completed"
+    assert finished(events)["usage"]["model_calls"] == 3  # plan, its repair, one turn
+
+
+# -- 5. the registry gap: calling off an event ---------------------------------------------
+
+def test_calling_off_an_event_routes_to_its_agent_and_waits_for_approval(script: Any) -> None:
+    model = script({
+        "plan": {"tasks": [task("t1", "events", "cancel", "Cancel the Wine & Tennis Evening")]},
+        "turns": {"t1": [call("events_cancel", event="Wine & Tennis Evening",
+                              reason="courts flooded")]},
+    })
+    events = chat(person("staff"), "the courts are flooded, cancel the wine and tennis "
+                                   "evening", model)
+    assert of(events, "plan")[0]["tasks"][0]["agent"] == "events.cancel"
+    assert finished(events)["status"] == "awaiting_approval"
+    card = of(events, "approval_required")[0]["changes"][0]
+    assert card["operation"] == "events.cancel"
+    assert card["new"]["status"] == "cancelled" and "Wine & Tennis Evening" in card["summary"]
+
+
+# -- 6. follow-ups keep their subject ---------------------------------------------------------
+
+def test_a_follow_up_question_keeps_its_subject(script: Any,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    first = script({"turns": {"t1": [{"content": "Premium membership is £75 a month."}]}})
+    events = chat(person("staff"), "how much is premium membership?", first)
+    thread = events[0].data["thread_id"]
+    prompts = record_prompts(monkeypatch)
+    second = script({"turns": {"t1": [{"content": "Off-peak membership is £30 a month."}]}})
+    events = chat(person("staff"), "and off-peak?", second, thread=thread)
+    assert finished(events)["usage"]["model_calls"] == 1  # still no planner call
+    instruction = of(events, "plan")[0]["tasks"][0]["instruction"]
+    assert "premium membership" in instruction
+    brief = prompts.texts("task")[0]
+    assert "user: how much is premium membership?" in brief
+    assert "assistant: Premium membership is £75 a month." in brief
+
+
+def test_an_action_agent_sees_whom_her_refers_to(script: Any,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    first = script({"plan": {"tasks": [task("t1", "bookings", "list",
+                                            "List Jane Smith's bookings")]},
+                    "turns": {"t1": [call("bookings_list", member="Jane Smith")]},
+                    "synthesis": "Jane Smith has two bookings this week."})
+    events = chat(person("staff"), "what has jane smith booked?", first)
+    thread = events[0].data["thread_id"]
+    prompts = record_prompts(monkeypatch)
+    second = script({"plan": {"tasks": [task("t1", "bookings", "cancel",
+                                             "Cancel her other booking")]},
+                     "turns": {"t1": [{"content": "Which booking?"},
+                                      {"content": "Which booking?"}]}})
+    chat(person("staff"), "cancel her other one", second, thread=thread)
+    brief = prompts.texts("task")[0]
+    assert "user: what has jane smith booked?" in brief
+    assert "assistant: Jane Smith has two bookings this week." in brief
+
+
+# -- 7. the model fills, code checks ----------------------------------------------------------
+
+def _free_court_hour(demo_db: Any) -> tuple[str, str, str]:
+    """(member name, start HH:MM, end HH:MM): a free hour of Court 2 tomorrow and a named
+    member with nothing booked then."""
+    from datetime import UTC, datetime, timedelta
+
+    from opsgraph.operations.direct import call_operation
+
+    tomorrow = (datetime.now(UTC) + timedelta(days=1)).date().isoformat()
+    free = call_operation(person("staff"), "bookings.availability",
+                          {"resource": "Court 2", "date": tomorrow}, db=demo_db)
+    slot = next(s for s in free["result"]["free"]
+                if datetime.fromisoformat(s["start"]).hour >= 9)
+    start, end = datetime.fromisoformat(slot["start"]), datetime.fromisoformat(slot["start"])
+    end = start + timedelta(hours=1)
+    busy = {b["member_id"] for b in demo_db["bookings"].find(
+        {"tenant_id": "demo", "status": "confirmed", "start": {"$lt": end},
+         "end": {"$gt": start}})}
+    for name in ("Emily Chen", "Fatima Al-Sayed", "Jane Smith"):
+        member = demo_db["members"].find_one({"tenant_id": "demo", "name": name})
+        if member is not None and member["_id"] not in busy:
+            return name, f"{start:%H:%M}", f"{end:%H:%M}"
+    raise AssertionError("no named member free")
+
+
+def test_an_action_brief_lists_resolved_slots_by_label_never_ids(
+        script: Any, demo_db: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    name, start, end = _free_court_hour(demo_db)
+    prompts = record_prompts(monkeypatch)
+    model = script({
+        "plan": {"tasks": [task("t1", "bookings", "create", f"Book Court 2 for {name}")]},
+        "turns": {"t1": [{"content": "Which time?"}, {"content": "Which time?"}]},
+    })
+    chat(person("staff"), f"book court 2 for {name} tomorrow {start}-{end}", model)
+    brief = prompts.texts("task")[0]
+    assert f"- member: {name}" in brief and "- resource: Court 2" in brief
+    assert re.search(rf"- start: \w{{3}} \d+ \w{{3}} {start} \(\S+T{start}:00", brief), brief
+    assert "mem_demo_" not in brief and "res_demo_" not in brief
+
+
+def test_a_write_naming_someone_the_request_does_not_is_refused_with_the_right_name(
+        script: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    prompts = record_prompts(monkeypatch)
+    model = script({
+        "plan": {"tasks": [task("t1", "members", "update",
+                                "Change Raj Mehta's phone to +44 7700 900999")]},
+        "turns": {"t1": [call("members_update", member="Jane Smith",
+                              changes={"phone": "+44 7700 900999"}),
+                         call("members_update", member="Raj Mehta",
+                              changes={"phone": "+44 7700 900999"})]},
+    })
+    events = chat(person("staff"), "change raj mehta's phone to +44 7700 900999", model)
+    retry = prompts.texts("task")[1]
+    assert "member: 'Jane Smith' is not what the request names" in retry
+    assert "the request names Raj Mehta" in retry
+    cards = of(events, "approval_required")[0]["changes"]
+    assert len(cards) == 1 and "Raj Mehta" in cards[0]["summary"]
+
+
+def test_an_ambiguous_required_slot_asks_and_the_answer_completes_the_task(script: Any) -> None:
+    # no turns: asking which Tom Baker is meant takes no model call
+    asking = script({"plan": {"tasks": [task("t1", "members", "update",
+                                             "Change Tom Baker's phone to +44 7700 900999")]}})
+    events = chat(person("staff"), "change tom baker's phone to +44 7700 900999", asking)
+    assert statuses(events) == {"t1": "needs_input"}
+    assert finished(events)["status"] == "completed"
+    assert finished(events)["usage"]["model_calls"] == 1  # the plan only
+    answer = of(events, "answer")[-1]
+    assert answer["options"] == ["Tom Baker (tom.baker@example.com)",
+                                 "Tom Baker (tbaker@mail.example)"]
+    assert answer["text"].startswith("Which member do you mean")
+    thread = events[0].data["thread_id"]
+    # the button's text, on the same thread: no planner call, the task with that member
+    picked = script({"turns": {"t1": [call("members_update", member="tbaker@mail.example",
+                                           changes={"phone": "+44 7700 900999"})]}})
+    events = chat(person("staff"), "Tom Baker (tbaker@mail.example)", picked, thread=thread)
+    assert finished(events)["status"] == "awaiting_approval"
+    assert finished(events)["usage"]["model_calls"] == 1
+    card = of(events, "approval_required")[0]["changes"][0]
+    assert card["operation"] == "members.update" and "mem_demo_005" in card["summary"]
+
+
+def test_direct_proposals_propose_with_no_model_turn(script: Any, demo_db: Any,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from opsgraph.settings import get_settings
+
+    monkeypatch.setenv("OPSGRAPH_DIRECT_PROPOSALS", "on")
+    get_settings.cache_clear()
+    name, start, end = _free_court_hour(demo_db)
+    model = script({"plan": {"tasks": [task("t1", "bookings", "create",
+                                            f"Book Court 2 for {name} tomorrow {start}")]}})
+    events = chat(person("staff"), f"book court 2 for {name} tomorrow {start}-{end}", model)
+    assert finished(events)["status"] == "awaiting_approval", of(events, "error")
+    assert finished(events)["usage"]["model_calls"] == 1  # the plan; the write by code
+    card = of(events, "approval_required")[0]["changes"][0]
+    assert card["operation"] == "bookings.create"
+    assert card["new"]["start"].endswith(f"T{start}:00Z") or f"T{start}" in card["new"]["start"]
+
+
+def test_a_clarifying_question_shows_no_record_ids(script: Any) -> None:
+    model = script({"plan": {"tasks": [task("t1", "bookings", "cancel",
+                                            "Cancel Jane Smith's booking")]}})
+    events = chat(person("staff"), "cancel jane smith's booking", model)
+    assert statuses(events) == {"t1": "needs_input"}
+    answer = of(events, "answer")[-1]
+    assert len(answer["options"]) > 1
+    assert all("bkg_" not in option for option in answer["options"]), answer["options"]
+    assert "bkg_" not in answer["text"]
