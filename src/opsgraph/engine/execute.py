@@ -22,7 +22,7 @@ from langgraph.types import Interrupt
 from opsgraph.engine.context import CapReached, RunContext
 from opsgraph.engine.plan import PlannedTask, TaskPlan, topological
 from opsgraph.engine.state import RunState, TaskResult, TaskStatus, state_update
-from opsgraph.engine.synthesise import collect_sources, status_lines
+from opsgraph.engine.synthesise import collect_sources, read_sentences, status_lines
 from opsgraph.errors import RunAborted
 from opsgraph.gates import decide
 
@@ -125,18 +125,23 @@ def execute(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         except GraphInterrupt as exc:
             interrupts.extend(exc.args[0] if exc.args else ())
     if interrupts:
-        get_stream_writer()({"event": "answer", "data": pause_answer(results, interrupts)})
+        ctx = runtime.context
+        read = "".join(read_sentences(ctx, state.request, results)).strip()
+        get_stream_writer()({"event": "answer",
+                             "data": pause_answer(results, interrupts, read)})
         raise GraphInterrupt(tuple(interrupts))
     return state_update(results=results)
 
 
-def pause_answer(results: dict[str, TaskResult], interrupts: list[Interrupt]) -> dict[str, Any]:
-    """What a paused run tells the person who asked, written by code: each card waiting,
-    with its id, and every task that ended without doing its job."""
+def pause_answer(results: dict[str, TaskResult], interrupts: list[Interrupt],
+                 read: str = "") -> dict[str, Any]:
+    """What a paused run tells the person who asked: what its finished reads found (`read`,
+    checked as any answer is), then, in code's words, each card waiting, with its id, and
+    every task that ended without doing its job."""
     cards = [i.value["card"] for i in interrupts
              if isinstance(i.value, dict) and "card" in i.value]
     lines = [f"Waiting for approval: {c['summary']} (card {c['change_id']})." for c in cards]
     lines += status_lines(results)
-    if any(r.status == "completed" and not r.writes for r in results.values()):
-        lines.append("The rest of the answer follows once the change is decided.")
-    return {"text": "\n".join(lines), "sources": collect_sources(results)}
+    text = "\n".join(lines)
+    return {"text": f"{read}\n\n{text}" if read else text, "read": read,
+            "waiting": [c["change_id"] for c in cards], "sources": collect_sources(results)}

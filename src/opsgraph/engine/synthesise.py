@@ -141,6 +141,29 @@ def _sentences(chunks: Iterable[str]) -> Iterator[str]:
         yield buffer
 
 
+def read_sentences(ctx: RunContext, request: str,
+                   results: Mapping[str, TaskResult]) -> Iterator[str]:
+    """The answer to what the query tasks read, sentence by sentence (model, checked); none
+    when they read nothing. A paused run answers with it before its cards are decided."""
+    from opsgraph.models.factory import tier_spec
+
+    findings = _findings(results)
+    if not findings:
+        return
+    if len(findings) == 1 and isinstance(findings[0]["found"], str):
+        # one task answered in its own words from what it read (a knowledge agent,
+        # held to its reading rules): passed on as it is, without a second model call
+        stream: Iterable[str] = iter([findings[0]["found"]])
+    else:
+        messages = [SystemMessage(SYNTHESIS_RULES),
+                    HumanMessage(f"Today: {ctx.today_line()}.\nRequest: {request}"
+                                 f"\n\nFindings. {DATA_NOTICE}\n"
+                                 + json.dumps(findings, default=str, ensure_ascii=False))]
+        stream = model_calls.stream_text(ctx, ctx.run_model or tier_spec("default"),
+                                         messages, stage="synthesise")
+    yield from truthful(_sentences(stream), _applied(results))
+
+
 def synthesise(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Stream the answer: what was read (model, checked), then what was done (code).
 
@@ -149,7 +172,6 @@ def synthesise(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     with nothing to do (an off-topic message) is answered with the tenant's
     `off_topic_reply` when it has one."""
     from opsgraph.engine.harness_node import answer_warning
-    from opsgraph.models.factory import tier_spec
 
     ctx = runtime.context
     ctx.step("synthesise")
@@ -162,22 +184,9 @@ def synthesise(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
 
     results = state.results
     parts: list[str] = []
-    findings = _findings(results)
-    if findings:
-        if len(findings) == 1 and isinstance(findings[0]["found"], str):
-            # one task answered in its own words from what it read (a knowledge agent,
-            # held to its reading rules): passed on as it is, without a second model call
-            stream: Iterable[str] = iter([findings[0]["found"]])
-        else:
-            messages = [SystemMessage(SYNTHESIS_RULES),
-                        HumanMessage(f"Today: {ctx.today_line()}.\nRequest: {state.request}"
-                                     f"\n\nFindings. {DATA_NOTICE}\n"
-                                     + json.dumps(findings, default=str, ensure_ascii=False))]
-            stream = model_calls.stream_text(ctx, ctx.run_model or tier_spec("default"),
-                                             messages, stage="synthesise")
-        for sentence in truthful(_sentences(stream), _applied(results)):
-            parts.append(sentence)
-            emit({"event": "token", "data": {"text": sentence}})
+    for sentence in read_sentences(ctx, state.request, results):
+        parts.append(sentence)
+        emit({"event": "token", "data": {"text": sentence}})
     lines = status_lines(results)
     if lines:
         text = ("\n\n" if "".join(parts).strip() else "") + "\n".join(lines)

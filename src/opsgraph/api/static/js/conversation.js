@@ -235,7 +235,10 @@ export class Conversation {
   on_token(data) { this.turn.setBusy(true, "Writing the answer…"); this.turn.streamToken(data.text || ""); }
 
   on_answer(data) {
-    this.turn.setAnswer(data.text, data.sources);
+    // a paused run's answer: what it read now (its cards are the chips); older stored
+    // answers of a paused run have no `waiting` and are hidden when the run pauses
+    this.turn.readNow = Array.isArray(data.waiting) ? (data.read || "") : null;
+    this.turn.setAnswer(this.turn.readNow ?? data.text, data.sources);
     this.turn.setWarning(data.warning || "");
     this.turn.setOptions(Array.isArray(data.options) ? data.options.map(String) : [], this.onOption);
   }
@@ -252,8 +255,10 @@ export class Conversation {
     this.turn.setBusy(false);
     for (const n of this.turn.notes.querySelectorAll(".note-wait")) n.remove();
     if (data.status === "awaiting_approval") {
-      this.turn.answer.hidden = true;  // it lists the waiting changes, which the chips show
-      this.turn.note("Waiting for a manager to decide. The answer appears here once they do.", "wait");
+      this.turn.answer.hidden = !this.turn.readNow;  // the chips show the waiting changes
+      this.turn.note(this.turn.readNow
+        ? "Waiting for a manager to decide the changes. The rest of the answer appears here once they do."
+        : "Waiting for a manager to decide. The answer appears here once they do.", "wait");
     }
     this.onFinished(data);
   }
