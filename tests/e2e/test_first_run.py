@@ -204,7 +204,8 @@ def test_tenant_settings_are_the_admin_s(client: httpx.Client, demo_db: Any) -> 
     admin = sign_in(client, "stf_demo_01", "admin")
     assert client.get("/v1/tenant/settings", headers=admin).json() == {
         "capability_mode": "observe", "off_topic_reply": "", "modules": [],
-        "harness_agent_may_force": False}
+        "harness_agent_may_force": False,
+        "separation_of_duties": ["invoices.refund", "invoices.issue"]}
     for role in ("manager", "staff", "member"):
         who = sign_in(client, "stf_demo_01", role)
         assert client.get("/v1/tenant/settings", headers=who).status_code == 403
@@ -215,10 +216,12 @@ def test_tenant_settings_are_the_admin_s(client: httpx.Client, demo_db: Any) -> 
                          json={"capability_mode": "enforce"})
     assert changed.status_code == 200 and changed.json() == {
         "capability_mode": "enforce", "off_topic_reply": "", "modules": [],
-        "harness_agent_may_force": False}
+        "harness_agent_may_force": False,
+        "separation_of_duties": ["invoices.refund", "invoices.issue"]}
     assert client.get("/v1/tenant/settings", headers=admin).json() == {
         "capability_mode": "enforce", "off_topic_reply": "", "modules": [],
-        "harness_agent_may_force": False}
+        "harness_agent_may_force": False,
+        "separation_of_duties": ["invoices.refund", "invoices.issue"]}
     # on the tenant's document, where a run reads its gate's mode (engine.runner)
     assert demo_db["tenants"].find_one({"_id": "demo"})["capability_mode"] == "enforce"
     bad = client.put("/v1/tenant/settings", headers=admin, json={"capability_mode": "strict"})

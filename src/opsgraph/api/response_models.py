@@ -220,6 +220,8 @@ class TenantSettings(Out):
     modules: list[str] = Field(description="The enabled modules.")
     harness_agent_may_force: bool = Field(
         description="An agent on the admin MCP link may force a harness activation.")
+    separation_of_duties: list[str] = Field(
+        description="The operations whose requester may not decide their own change.")
 
 
 class KnowledgeDocument(Out):
