@@ -40,6 +40,7 @@ def test_a_proposal_is_stored_with_everything_the_card_needs(scope: TenantScope,
         # who asked, by name where the tenant has a record of them (here it has none)
         "requested_by": {"user_id": "staff-bo", "name": "staff-bo"},
         "request": "",  # noted when the run pauses (engine.thread_log)
+        "waits_for": [],  # the changes it depends on (approvals.dependents)
     }
     stored = scope["pending_changes"].find_one({"_id": change.change_id})
     assert stored is not None

@@ -64,8 +64,10 @@ def decision_message(decision: Any) -> tuple[bool, str]:
     return False, f"The change failed to apply: {decision.get('error') or outcome}."
 
 
-def proposal_handler(ctx: RunContext, agent: str, task_id: str) -> OnProposal:
-    """Record each proposal as a pending change, then pause for the decision.
+def proposal_handler(ctx: RunContext, agent: str, task_id: str,
+                     waits_for: tuple[str, ...] = ()) -> OnProposal:
+    """Record each proposal as a pending change (waiting for `waits_for`, the changes of
+    the tasks it depends on), then pause for the decision.
 
     Recording is idempotent (thread, task, fingerprint), because on resume the code before
     `interrupt()` runs again.
@@ -79,7 +81,7 @@ def proposal_handler(ctx: RunContext, agent: str, task_id: str) -> OnProposal:
         change = record_pending(
             ctx.scope, thread_id=ctx.thread_id, task_id=task_id, agent=agent,
             operation=proposal.operation, args=proposal.args, preview=proposal.preview,
-            proposed_by=ctx.principal.user_id, attempt=next(attempts))
+            proposed_by=ctx.principal.user_id, attempt=next(attempts), waits_for=waits_for)
         crash_point("after_propose")
         decision = interrupt({"change_id": change.change_id, "task_id": task_id,
                               "card": change.card()})
@@ -107,8 +109,10 @@ def _asker(ctx: RunContext, spec: str, task_id: str, checkpointed: bool) -> AskM
 
 
 def run_agent(ctx: RunContext, agent: AgentSpec, task: PlannedTask,
-              dep_results: dict[str, TaskResult]) -> LoopResult:
-    """Run `agent` on `task`; action agents' turns are checkpointed and may interrupt."""
+              dep_results: dict[str, TaskResult],
+              waits_for: tuple[str, ...] = ()) -> LoopResult:
+    """Run `agent` on `task`; action agents' turns are checkpointed and may interrupt (their
+    proposals waiting for `waits_for`)."""
     from opsgraph.harness import modules
     from opsgraph.models.factory import get_chat_model
     from opsgraph.models.overrides import resolve_model_spec
@@ -135,7 +139,7 @@ def run_agent(ctx: RunContext, agent: AgentSpec, task: PlannedTask,
     result = run_tool_loop(
         ask=_asker(ctx, spec, task.id, checkpointed=acts), tools=tools, requires=requires,
         messages=messages, max_rounds=agent.round_limit, agent=agent.name,
-        on_proposal=proposal_handler(ctx, agent.name, task.id) if acts else None,
+        on_proposal=proposal_handler(ctx, agent.name, task.id, waits_for) if acts else None,
         run_round=model_calls.replayable_round if acts else None,
         first_call=task_write_tool(tools, task) if acts else None, answers=answers)
     if found is not None:

@@ -35,7 +35,8 @@ SCHEMA_VERSION = 3
 """1: untyped dicts, no `schema_version` written; 2: this module's models (same keys);
 3: `harness` added (absent in older checkpoints, which load with None)."""
 
-TaskStatus = Literal["completed", "no_proposal", "denied", "failed", "skipped"]
+TaskStatus = Literal["completed", "no_proposal", "denied", "failed", "skipped", "withdrawn"]
+"""`withdrawn`: its change waited for a change that did not apply (`approvals.dependents`)."""
 
 
 class StateUnreadable(RunAborted):

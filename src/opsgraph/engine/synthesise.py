@@ -76,6 +76,9 @@ def _change_line(change: dict[str, Any]) -> str | None:
         return f"Not done: {summary} — the approval request expired."
     if outcome == "revise":
         return None  # a revised proposal follows in a later call
+    if outcome == "withdrawn":
+        why = f" — {change['reason']}" if change.get("reason") else ""
+        return f"Withdrawn: {summary}{why}."
     return f"Not done: {summary} — it failed to apply ({change.get('error') or outcome})."
 
 
