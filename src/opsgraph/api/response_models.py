@@ -148,6 +148,14 @@ class DecisionAccepted(Out):
     thread_id: str
 
 
+class RunCancelling(Out):
+    """A stop asked for: the run ends `cancelled` at its next step."""
+
+    run_id: str
+    status: Literal["cancelling"]
+    thread_id: str
+
+
 class OperationDescription(Out):
     """An operation of the catalogue, with the JSON schema of its input."""
 

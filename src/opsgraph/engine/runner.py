@@ -2,7 +2,8 @@
 
 Both are plain generators of `Event`s (the CLI prints them, the API streams them as SSE).
 A run ends with `run_finished` whose status is `completed`, `completed_with_errors` (it
-answered, but a task failed), `awaiting_approval` or `failed`; nothing holds a connection
+answered, but a task failed), `awaiting_approval`, `cancelled` (stopped on request,
+`engine.cancel`) or `failed`; nothing holds a connection
 open while a manager thinks.
 """
 
@@ -18,6 +19,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command, Interrupt
 
+from opsgraph.engine.cancel import CANCELLED_WORDS, RunCancelled
 from opsgraph.engine.context import RunContext
 from opsgraph.engine.events import Event, EventIds
 from opsgraph.engine.memory import Turn, as_turns
@@ -111,6 +113,9 @@ def _drive(ctx: RunContext, graph_input: Any, ids: EventIds, record: RunRecord,
             yield ids.make("approval_required", {"thread_id": ctx.thread_id, "changes": cards})
         elif failed:
             status = "completed_with_errors"  # the answer came, but a task broke down
+    except RunCancelled:
+        status = "cancelled"
+        yield ids.make("answer", cancelled_answer(ctx))
     except OpsgraphError as exc:
         status = "failed"
         yield ids.make("error", {"code": exc.code, "message": exc.message})
@@ -123,6 +128,18 @@ def _drive(ctx: RunContext, graph_input: Any, ids: EventIds, record: RunRecord,
     record.finish(status, ctx.usage.calls, ctx.started_at, ctx.spent_calls)
     yield ids.make("run_finished", {"thread_id": ctx.thread_id, "status": status,
                                     "usage": ctx.usage.to_json()})
+
+
+def cancelled_answer(ctx: RunContext) -> dict[str, Any]:
+    """A stopped run's answer: its undecided changes are withdrawn, and it says so."""
+    from opsgraph.approvals.dependents import withdraw_thread
+    from opsgraph.approvals.pending import get_change
+
+    withdrawn = withdraw_thread(ctx.scope, ctx.thread_id, ctx.principal.user_id,
+                                "its run was stopped")
+    lines = [CANCELLED_WORDS, *(f"Withdrawn: {get_change(ctx.scope, cid).summary}."
+                                for cid in withdrawn)]
+    return {"text": "\n".join(lines), "sources": [], "withdrawn": withdrawn}
 
 
 THREAD_ID = re.compile(r"[A-Za-z0-9_.-]{1,128}")
