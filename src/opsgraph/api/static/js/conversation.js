@@ -7,9 +7,10 @@ import {h, fill, trimmed, operationLabel} from "./dom.js";
 const TASK_STATES = {
   waiting: "Waiting", running: "Running", approval: "Needs approval", done: "Done",
   denied: "Denied", failed: "Failed", skipped: "Skipped", no_proposal: "Nothing proposed",
+  withdrawn: "Withdrawn", stopped: "Stopped",
 };
 const FINISHED = {completed: "done", denied: "denied", failed: "failed", skipped: "skipped",
-  no_proposal: "no_proposal"};
+  no_proposal: "no_proposal", withdrawn: "withdrawn"};
 
 class TaskRow {
   constructor(task) {
@@ -253,6 +254,11 @@ export class Conversation {
   on_run_finished(data) {
     this.lastStatus = data.status;
     this.turn.setBusy(false);
+    if (data.status === "cancelled") {
+      for (const row of this.turn.rows.values()) {
+        if (row.state === "running" || row.state === "waiting") row.setState("stopped");
+      }
+    }
     for (const n of this.turn.notes.querySelectorAll(".note-wait")) n.remove();
     if (data.status === "awaiting_approval") {
       this.turn.answer.hidden = !this.turn.readNow;  // the chips show the waiting changes

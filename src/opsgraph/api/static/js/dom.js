@@ -68,7 +68,7 @@ export function trimmed(text, max = 600) {
 
 const STATUS_WORDS = {
   running: "Running", completed: "Completed", completed_with_errors: "Completed with errors",
-  awaiting_approval: "Waiting for approval", failed: "Failed",
+  awaiting_approval: "Waiting for approval", failed: "Failed", cancelled: "Stopped",
 };
 
 /** A thread's or run's status as a coloured pill. */
