@@ -113,6 +113,8 @@ def _human_event(ev: Any) -> None:
     elif ev.event == "task_finished":
         print(f"task  {d['task_id']} {d['status']}")
     elif ev.event == "answer":
+        if "waiting" in d or "withdrawn" in d:  # written by code, not streamed as tokens
+            print(d["text"], end="")
         print()
         for s in d["sources"]:
             print(f"  source: {s['kind']} {s['id']} {s['title']}")
@@ -127,11 +129,14 @@ def _human_event(ev: Any) -> None:
 
 def cmd_chat(args: argparse.Namespace) -> int:
     from opsgraph.engine.runner import stream_run
+    from opsgraph.models.demo import script_for
 
     _cli().store()
     principal = _cli().principal_from(args, "staff")
+    # demo mode: an example request runs on its own scripted model, as on the page
+    model = args.model or script_for(principal, args.message)
     return print_events(args, stream_run(principal, args.message, thread_id=args.thread,
-                                         model=args.model))
+                                         model=model))
 
 
 def add_run_commands(sub: Any, add_principal: AddPrincipal) -> None:
@@ -300,6 +305,23 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+EVAL_MODEL_CHOICES = ("bedrock:<model-id> (AWS credentials)",
+                      "openai:<model> (OPENAI_BASE_URL: Ollama, vLLM, a llama.cpp server)",
+                      "llamacpp:<path.gguf>", "scripted:<file.yaml> (a scripted model file)")
+
+
+def _check_eval_model(model: str | None) -> None:
+    """The suite needs a model: in demo mode (none configured or reachable) `--model` must
+    name one, rather than the suite failing case by case on demo mode's examples."""
+    from opsgraph.models.auto import model_choice
+
+    if model is None and model_choice().mode == "demo":
+        raise BadInput("--model: the eval suite needs a model, and none is configured or "
+                       "reachable (demo mode answers only its example requests). Name one: "
+                       + "; ".join(f"--model {c}" for c in EVAL_MODEL_CHOICES)
+                       + "; or set OPSGRAPH_MODEL")
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     """Run the eval suite (exit 0: every dimension met its threshold, 1: one missed), or
     compare two reports (`--compare A B [--judge SPEC]`)."""
@@ -309,6 +331,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         raise BadInput("--concurrency: must be at least 1")
     if args.compare is not None:
         return _cmd_compare(args)
+    _check_eval_model(args.model)
     from opsgraph.evals.knowledge_set import is_knowledge_set
 
     if args.dataset and any(is_knowledge_set(Path(p)) for p in args.dataset):

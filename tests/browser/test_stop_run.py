@@ -34,6 +34,9 @@ def test_stop_ends_the_run_in_flight(browser: Any, server: AppServer, camera: Ca
     expect(staff.page.locator(".conv-status")).to_contain_text("Stopped")
     expect(stop).to_be_hidden()
     expect(turn.locator(".task[data-state=running]")).to_have_count(0)
+    expect(turn.locator(".task[data-state=stopped]")).to_have_count(1)
+    expect(staff.page.locator(".thread-item .pill")).to_have_text("Stopped")
+    expect(staff.page.locator(".thread-item .count")).to_have_count(0)
     staff.shot("stopped")
     assert demo_db["pending_changes"].find_one({"tenant_id": "demo"})["status"] == "withdrawn"
     assert staff.close() == []

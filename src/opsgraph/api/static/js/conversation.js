@@ -254,9 +254,10 @@ export class Conversation {
   on_run_finished(data) {
     this.lastStatus = data.status;
     this.turn.setBusy(false);
-    if (data.status === "cancelled") {
+    if (data.status === "cancelled" || data.status === "failed") {  // no task goes on
+      const state = data.status === "cancelled" ? "stopped" : "failed";
       for (const row of this.turn.rows.values()) {
-        if (row.state === "running" || row.state === "waiting") row.setState("stopped");
+        if (row.state === "running" || row.state === "waiting") row.setState(state);
       }
     }
     for (const n of this.turn.notes.querySelectorAll(".note-wait")) n.remove();
