@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from opsgraph.errors import BadInput
+from opsgraph.status_words import RUN_WORDS
 
 AddPrincipal = Callable[[argparse.ArgumentParser, str | None], None]
 
@@ -110,8 +111,8 @@ def _human_event(ev: Any) -> None:
         for t in d["tasks"]:
             deps = f" after {', '.join(t['depends_on'])}" if t["depends_on"] else ""
             print(f"plan  {t['id']}: {t['domain']}.{t['operation']} → {t['agent']}{deps}")
-    elif ev.event == "task_finished":
-        print(f"task  {d['task_id']} {d['status']}")
+    elif ev.event == "task_finished":  # in the words the API and the page use
+        print(f"task  {d['task_id']} {d.get('status_label') or d['status']}")
     elif ev.event == "answer":
         if "waiting" in d or "withdrawn" in d:  # written by code, not streamed as tokens
             print(d["text"], end="")
@@ -124,7 +125,9 @@ def _human_event(ev: Any) -> None:
     elif ev.event == "error":
         print(f"error  {d.get('code')}: {d.get('message')}", file=sys.stderr)
     elif ev.event == "run_finished":
-        print(f"run {d['status']} (thread {d['thread_id']})")
+        label = d.get("status_label")
+        said = f": {label}" if label and label != RUN_WORDS.get(d["status"]) else ""
+        print(f"run {d['status']}{said} (thread {d['thread_id']})")
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
@@ -160,7 +163,9 @@ def cmd_approvals_list(args: argparse.Namespace) -> int:
     principal = _cli().principal_from(args, "manager")
     rows = [c.to_json() for c in list_changes(TenantScope.of(principal), "pending")]
     _cli().out(args, rows, lambda rs: "\n".join(
-        f"{r['change_id']}  {r['operation']:<28} {r['summary']}" for r in rs) or "none pending")
+        f"{r['change_id']}  {r['operation']:<28} {r['summary']}"
+        + (f"  (waits for {', '.join(r['waits_for'])})" if r.get("waits_for") else "")
+        for r in rs) or "none pending")
     return 0
 
 

@@ -118,6 +118,7 @@ async def decide_approval(request: Request) -> Response:
     from opsgraph.api.sse import event_stream, prime
     from opsgraph.approvals.pending import get_change
     from opsgraph.engine.approval_flow import decide_and_resume
+    from opsgraph.status_words import change_label
     from opsgraph.store.scope import TenantScope
 
     principal = await caller(request)
@@ -131,6 +132,7 @@ async def decide_approval(request: Request) -> Response:
     # 202: the resumed run goes on in its worker, its events landing in the thread's log
     change = await run_in_threadpool(get_change, TenantScope.of(principal), change_id)
     return JSONResponse({"change_id": change_id, "status": change.status,
+                         "status_label": change_label(change.status),
                          "thread_id": change.thread_id}, status_code=202)
 
 

@@ -54,7 +54,7 @@ def check_own_change(scope: TenantScope, change: PendingChange, decider: Princip
         return
     if change.operation not in covered_operations(scope.tenant()):
         return
-    raise OwnChange(f"you asked for this change ({change.summary}), so someone else must "
+    raise OwnChange(f"You asked for this change ({change.summary}), so someone else must "
                     f"decide it: the club's separation of duties covers {change.operation}. "
                     "Ask another manager or an admin.", change_id=change.change_id,
                     operation=change.operation)

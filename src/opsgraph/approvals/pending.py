@@ -32,6 +32,7 @@ from opsgraph.operations.invoke import new_change_id
 from opsgraph.operations.records import to_json
 from opsgraph.principal import Principal
 from opsgraph.settings import get_settings
+from opsgraph.status_words import change_label
 from opsgraph.store.scope import Document, TenantScope
 
 COLLECTION = "pending_changes"
@@ -140,6 +141,7 @@ class PendingChange(BaseModel):
             "task_id": self.task_id,
             "thread_id": self.thread_id,
             "status": self.status,
+            "status_label": change_label(self.status),
             "requested_by": self.requested_by,
             "request": self.request,
             "waits_for": list(self.waits_for),

@@ -18,6 +18,7 @@ from opsgraph.engine.state import TaskResult
 from opsgraph.engine.tool_loop import AskModel, Decided, LoopResult, OnProposal, run_tool_loop
 from opsgraph.faults import crash_point
 from opsgraph.operations.base import Context
+from opsgraph.status_words import OUTCOME_STATUS, change_label
 from opsgraph.tools.binding import bind_agent_tools
 from opsgraph.tools.contract import DATA_NOTICE, BoundTool, Proposal
 
@@ -48,7 +49,7 @@ def decision_message(decision: Any) -> tuple[bool, str]:
     if not isinstance(decision, dict):
         return False, f"Unexpected decision {decision!r}; nothing was applied."
     outcome = decision.get("outcome")
-    who = decision.get("decided_by", "a manager")
+    who = decision.get("decided_by_name") or decision.get("decided_by", "a manager")
     if outcome == "applied":
         edited = " with edits" if decision.get("edited") else ""
         return True, (f"Approved{edited} by {who} and applied. Result: "
@@ -89,8 +90,11 @@ def proposal_handler(ctx: RunContext, agent: str, task_id: str,
         told = decision if isinstance(decision, dict) else {}
         outcome = {"change_id": change.change_id, "operation": change.operation,
                    "summary": change.summary, "outcome": told.get("outcome", "unknown"),
-                   "decided_by": told.get("decided_by"), "feedback": told.get("feedback"),
+                   "decided_by": told.get("decided_by"),
+                   "decided_by_name": told.get("decided_by_name"), "feedback": told.get("feedback"),
                    "error": told.get("error")}
+        outcome["status_label"] = change_label(OUTCOME_STATUS.get(outcome["outcome"],
+                                                                  outcome["outcome"]))
         return Decided(applied, message, {k: v for k, v in outcome.items() if v is not None})
 
     return on_proposal

@@ -26,6 +26,7 @@ from opsgraph.engine.state import RunState, TaskResult, TaskStatus, state_update
 from opsgraph.engine.synthesise import collect_sources, read_sentences, status_lines
 from opsgraph.errors import RunAborted
 from opsgraph.gates import decide
+from opsgraph.status_words import change_label, task_label
 
 log = logging.getLogger(__name__)
 
@@ -107,6 +108,7 @@ def _withdrawn(ctx: RunContext, task: PlannedTask, since: str,
     calls = [{"tool": c.operation.replace(".", "_"), "args": c.args, "ok": False,
               "change": {"change_id": c.change_id, "operation": c.operation,
                          "summary": c.summary, "outcome": "withdrawn",
+                         "status_label": change_label("withdrawn"),
                          "reason": c.withdrawn_reason or ""}} for c in gone]
     return _result(task, "withdrawn", calls=calls,
                    error="; ".join(c.withdrawn_reason or "withdrawn" for c in gone))
@@ -170,7 +172,7 @@ def run_subtask(task: PlannedTask, deps: dict[str, Future[dict[str, Any]]],
     result = withdrawn or _run(ctx, task, dep_results, waits)
     get_stream_writer()({"event": "task_finished", "data": {
         "task_id": task.id, "agent": task.agent, "status": result.status,
-        "calls": result.calls}})
+        "status_label": task_label(result.status, result.calls), "calls": result.calls}})
     return result.model_dump()
 
 

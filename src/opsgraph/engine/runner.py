@@ -29,6 +29,7 @@ from opsgraph.engine.threads import LeasedSaver, thread_lease
 from opsgraph.errors import BadInput, Conflict, NotFound, OpsgraphError
 from opsgraph.harness.spec import HarnessDoc
 from opsgraph.principal import Principal, parse_plan
+from opsgraph.status_words import run_label
 from opsgraph.store.scope import TenantScope
 
 log = logging.getLogger(__name__)
@@ -85,6 +86,7 @@ def _drive(ctx: RunContext, graph_input: Any, ids: EventIds, record: RunRecord,
         graph = graph.copy(update={"checkpointer": LeasedSaver(graph.checkpointer, ctx.lease)})
     config = _config(ctx.principal, ctx.thread_id)
     cards: list[dict[str, Any]] = []
+    results: dict[str, Any] = {}
     status = "completed"
     try:
         # durability="exit": one checkpoint commit when the run ends or pauses (measured: 17
@@ -104,6 +106,7 @@ def _drive(ctx: RunContext, graph_input: Any, ids: EventIds, record: RunRecord,
                 cards = _cards(chunk["__interrupt__"])
             else:
                 record.updated(chunk)
+                results.update(_results_in(chunk))
         if cards:
             from opsgraph.approvals.pending import note_request
 
@@ -126,8 +129,19 @@ def _drive(ctx: RunContext, graph_input: Any, ids: EventIds, record: RunRecord,
     for name, data in before_finish() if before_finish is not None else ():
         yield ids.make(name, data)
     record.finish(status, ctx.usage.calls, ctx.started_at, ctx.spent_calls)
+    label = run_label(status, [(str(r.get("status")), list(r.get("calls") or []))
+                               for r in results.values()])
     yield ids.make("run_finished", {"thread_id": ctx.thread_id, "status": status,
-                                    "usage": ctx.usage.to_json()})
+                                    "status_label": label, "usage": ctx.usage.to_json()})
+
+
+def _results_in(chunk: Mapping[str, Any]) -> dict[str, Any]:
+    """The task results a graph update writes (`{node: {results: {...}}}`)."""
+    found: dict[str, Any] = {}
+    for writes in chunk.values():
+        if isinstance(writes, Mapping) and isinstance(writes.get("results"), Mapping):
+            found.update(writes["results"])
+    return found
 
 
 def cancelled_answer(ctx: RunContext) -> dict[str, Any]:

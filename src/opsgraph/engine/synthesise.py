@@ -65,7 +65,7 @@ def _quoted(text: str, limit: int = 90) -> str:
 
 def _change_line(change: dict[str, Any]) -> str | None:
     summary = change.get("summary") or change.get("operation", "the change")
-    who = change.get("decided_by") or "a manager"
+    who = change.get("decided_by_name") or change.get("decided_by") or "a manager"
     outcome = change.get("outcome")
     if outcome == "applied":
         return f"Done: {summary} (approved by {who})."
@@ -75,11 +75,20 @@ def _change_line(change: dict[str, Any]) -> str | None:
     if outcome == "expired":
         return f"Not done: {summary} — the approval request expired."
     if outcome == "revise":
-        return None  # a revised proposal follows in a later call
+        return None  # a revised proposal follows in a later call (`_revised_alone`)
     if outcome == "withdrawn":
         why = f" — {change['reason']}" if change.get("reason") else ""
         return f"Withdrawn: {summary}{why}."
     return f"Not done: {summary} — it failed to apply ({change.get('error') or outcome})."
+
+
+def _revised_alone(change: dict[str, Any]) -> str:
+    """A change sent back for revision that no new proposal followed."""
+    summary = change.get("summary") or change.get("operation", "the change")
+    who = change.get("decided_by_name") or change.get("decided_by") or "a manager"
+    why = f" ({change['feedback']})" if change.get("feedback") else ""
+    return (f"Not done: {summary} — {who} asked for a revision{why}, and no revised "
+            "change was proposed.")
 
 
 def status_lines(results: Mapping[str, TaskResult]) -> list[str]:
@@ -88,10 +97,13 @@ def status_lines(results: Mapping[str, TaskResult]) -> list[str]:
     for result in results.values():
         status = result.status
         what = _quoted(result.instruction or result.task_id)
-        for call in result.calls:
-            line = _change_line(call["change"]) if "change" in call else None
+        changes = [call["change"] for call in result.calls if "change" in call]
+        for change in changes:
+            line = _change_line(change)
             if line:
                 lines.append(line)
+        if changes and changes[-1].get("outcome") == "revise":
+            lines.append(_revised_alone(changes[-1]))
         reason = result.error or ""
         if status == "no_proposal":
             said = " ".join(result.content.split())

@@ -78,7 +78,7 @@ export class ChatView {
         class: `thread-item${t.thread_id === this.threadId ? " active" : ""}`,
         "aria-current": t.thread_id === this.threadId ? "page" : null},
         h("span", {class: "thread-title"}, t.title || "Untitled"),
-        h("span", {class: "thread-meta"}, statusPill(t.status),
+        h("span", {class: "thread-meta"}, statusPill(t.status, t.status_label),
           t.pending ? h("span", {class: "count"}, `${t.pending} pending`) : null,
           mine ? null : h("span", {class: "muted"}, t.requester.name || t.requester.user_id),
           h("span", {class: "muted"}, ago(t.updated_at)))));
@@ -142,7 +142,7 @@ export class ChatView {
     this.title.textContent = detail.title || "Conversation";
     const requester = detail.requester || {};
     if (requester.user_id && this.app.me && requester.user_id !== this.app.me.user) this.readOnly(requester);
-    this.status.replaceChildren(statusPill(detail.status));
+    this.status.replaceChildren(statusPill(detail.status, detail.status_label));
     const asked = (detail.messages || []).filter((m) => m.role === "user").map((m) => m.content);
     const conv = this.newConversation(asked);
     conv.lastStatus = "running";  // follow the replay to its end, then decide
@@ -232,7 +232,7 @@ export class ChatView {
   }
 
   async finished(data) {
-    this.status.replaceChildren(statusPill(data.status));
+    this.status.replaceChildren(statusPill(data.status, data.status_label));
     this.refreshThreads();
     this.app.refreshBadge();
     if (!this.threadId || !this.app.me) return;

@@ -31,10 +31,11 @@ class TaskRow {
     this.toggle.setAttribute("aria-expanded", String(open));
   }
 
-  setState(state) {
+  /** `words`: the API's words for what happened (else the state's own). */
+  setState(state, words) {
     this.state = state;
     this.el.dataset.state = state;
-    this.badge.textContent = TASK_STATES[state] || state;
+    this.badge.textContent = words || TASK_STATES[state] || state;
   }
 
   setCalls(calls) {
@@ -97,12 +98,22 @@ export class Turn {
     }
   }
 
-  /** Changes no longer pending (a manager decided them) say so. */
+  /** A change's outcome, as a resumed run's task reported it, on its chip. */
+  settleChange(change) {
+    if (!change.change_id || change.outcome === "pending") return;
+    const chip = this.changes.querySelector(`[data-change-id="${CSS.escape(change.change_id)}"]`);
+    if (!chip) return;
+    chip.dataset.state = change.outcome === "applied" ? "applied" : "not_applied";
+    chip.dataset.outcome = change.outcome;
+    chip.querySelector(".chip-state").textContent = change.status_label || change.outcome;
+  }
+
+  /** Changes no longer pending whose outcome no event told (decided elsewhere) say so. */
   settleChanges(stillPending) {
     for (const chip of this.changes.querySelectorAll(".change-chip[data-state=pending]")) {
       if (stillPending.has(chip.dataset.changeId)) continue;
       chip.dataset.state = "decided";
-      chip.querySelector(".chip-state").textContent = "Decided";
+      chip.querySelector(".chip-state").textContent = "No longer waiting";
     }
   }
 
@@ -223,8 +234,13 @@ export class Conversation {
 
   on_task_finished(data) {
     const row = this.turn.row(data.task_id, {agent: data.agent});
-    row.setState(FINISHED[data.status] || data.status);
+    const changes = (data.calls || []).map((c) => c.change).filter(Boolean);
+    const last = changes[changes.length - 1];
+    // a task whose change did not apply did not do its job, whatever its status says
+    const undone = data.status === "completed" && last && !["applied", "pending"].includes(last.outcome);
+    row.setState(undone ? "not_done" : (FINISHED[data.status] || data.status), data.status_label);
     row.setCalls(data.calls);
+    for (const change of changes) this.turn.settleChange(change);
   }
 
   on_progress(data) {
