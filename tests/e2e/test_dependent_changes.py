@@ -96,3 +96,24 @@ def test_approving_the_booking_then_the_email_sends_one_email_for_that_booking(
     court = demo_db["resources"].find_one({"_id": made["resource_id"]})
     assert "Court 1" in mail["body"] and court["name"] == "Court 1"
     assert "18:00 to 19:00" in mail["body"] and made["start"].hour == 18
+
+
+def test_revising_the_booking_withdraws_the_email_that_waited_for_it(
+        server: AppServer, http: httpx.Client, demo_db: Any) -> None:
+    script = book_and_confirm()
+    script["turns"]["t1"].insert(1, call("bookings_create", member="jane.smith@example.com",
+                                         resource="Court 1", start=START.replace("18", "19"),
+                                         end=END.replace("19", "20")))
+    server.write_script(script)
+    run = stream(http, "/v1/runs", {"message": "Book Jane and email her"}, bearer("staff"))
+    cards = {c["operation"]: c for c in run.of("approval_required")[0]["changes"]}
+    booking, email = cards["bookings.create"], cards["communications.send_email"]
+    revised = decide(http, booking["change_id"], "revise", feedback="Make it 7pm")
+    assert revised.finished["status"] == "awaiting_approval", revised.events
+    doc = demo_db["pending_changes"].find_one({"_id": email["change_id"]})
+    assert doc["status"] == "withdrawn" and "sent back for revision" in doc["withdrawn_reason"]
+    [again] = revised.of("approval_required")[0]["changes"]  # only the revised booking waits
+    assert again["operation"] == "bookings.create" and again["change_id"] != booking["change_id"]
+    [t2] = [t for t in revised.of("task_finished") if t["task_id"] == "t2"]
+    assert t2["status"] == "withdrawn" and t2["status_label"] == "Withdrawn"
+    assert _emails(demo_db) == []
