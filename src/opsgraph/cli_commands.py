@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from opsgraph.errors import BadInput
+from opsgraph.status_words import RUN_WORDS
 
 AddPrincipal = Callable[[argparse.ArgumentParser, str | None], None]
 
@@ -177,9 +178,11 @@ def _human_event(ev: Any) -> None:
         for t in d["tasks"]:
             deps = f" after {', '.join(t['depends_on'])}" if t["depends_on"] else ""
             print(f"plan  {t['id']}: {t['domain']}.{t['operation']} → {t['agent']}{deps}")
-    elif ev.event == "task_finished":
-        print(f"task  {d['task_id']} {d['status']}")
+    elif ev.event == "task_finished":  # in the words the API and the page use
+        print(f"task  {d['task_id']} {d.get('status_label') or d['status']}")
     elif ev.event == "answer":
+        if "waiting" in d or "withdrawn" in d:  # written by code, not streamed as tokens
+            print(d["text"], end="")
         print()
         for s in d["sources"]:
             print(f"  source: {s['kind']} {s['id']} {s['title']}")
@@ -189,16 +192,21 @@ def _human_event(ev: Any) -> None:
     elif ev.event == "error":
         print(f"error  {d.get('code')}: {d.get('message')}", file=sys.stderr)
     elif ev.event == "run_finished":
-        print(f"run {d['status']} (thread {d['thread_id']})")
+        label = d.get("status_label")
+        said = f": {label}" if label and label != RUN_WORDS.get(d["status"]) else ""
+        print(f"run {d['status']}{said} (thread {d['thread_id']})")
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
     from opsgraph.engine.runner import stream_run
+    from opsgraph.models.demo import script_for
 
     _cli().store()
     principal = _cli().principal_from(args, "staff")
+    # demo mode: an example request runs on its own scripted model, as on the page
+    model = args.model or script_for(principal, args.message)
     return print_events(args, stream_run(principal, args.message, thread_id=args.thread,
-                                         model=args.model))
+                                         model=model))
 
 
 def add_run_commands(sub: Any, add_principal: AddPrincipal) -> None:
@@ -222,7 +230,9 @@ def cmd_approvals_list(args: argparse.Namespace) -> int:
     principal = _cli().principal_from(args, "manager")
     rows = [c.to_json() for c in list_changes(TenantScope.of(principal), "pending")]
     _cli().out(args, rows, lambda rs: "\n".join(
-        f"{r['change_id']}  {r['operation']:<28} {r['summary']}" for r in rs) or "none pending")
+        f"{r['change_id']}  {r['operation']:<28} {r['summary']}"
+        + (f"  (waits for {', '.join(r['waits_for'])})" if r.get("waits_for") else "")
+        for r in rs) or "none pending")
     return 0
 
 
@@ -367,6 +377,23 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+EVAL_MODEL_CHOICES = ("bedrock:<model-id> (AWS credentials)",
+                      "openai:<model> (OPENAI_BASE_URL: Ollama, vLLM, a llama.cpp server)",
+                      "llamacpp:<path.gguf>", "scripted:<file.yaml> (a scripted model file)")
+
+
+def _check_eval_model(model: str | None) -> None:
+    """The suite needs a model: in demo mode (none configured or reachable) `--model` must
+    name one, rather than the suite failing case by case on demo mode's examples."""
+    from opsgraph.models.auto import model_choice
+
+    if model is None and model_choice().mode == "demo":
+        raise BadInput("--model: the eval suite needs a model, and none is configured or "
+                       "reachable (demo mode answers only its example requests). Name one: "
+                       + "; ".join(f"--model {c}" for c in EVAL_MODEL_CHOICES)
+                       + "; or set OPSGRAPH_MODEL")
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     """Run the eval suite (exit 0: every dimension met its threshold, 1: one missed), or
     compare two reports (`--compare A B [--judge SPEC]`)."""
@@ -380,6 +407,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     if args.dataset and any(is_resolve_set(Path(p)) for p in args.dataset):
         return _cmd_resolve_eval(args)
+    _check_eval_model(args.model)
     from opsgraph.evals.knowledge_set import is_knowledge_set
 
     if args.dataset and any(is_knowledge_set(Path(p)) for p in args.dataset):

@@ -34,7 +34,7 @@ def test_every_transition_of_an_edit_is_recorded_in_full(
     assert rows[1]["detail"] == {
         "decision": "edit", "diff": {"changes.notes": {"from": "a", "to": "b"}},
         "old": {"notes": notes}, "new": {"notes": "b"},
-        "summary": f"Update Jane Smith ({jane}): notes {notes!r} → 'b'"}
+        "summary": f"Update Jane Smith: notes {notes!r} → 'b'"}
 
 
 def test_reject_and_revise_record_the_decision_and_feedback(

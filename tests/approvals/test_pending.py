@@ -36,10 +36,12 @@ def test_a_proposal_is_stored_with_everything_the_card_needs(scope: TenantScope,
         "expires_at": "2030-01-07T10:00:00+00:00",
         "created_at": "2030-01-07T09:00:00+00:00",
         "status": "pending",
+        "status_label": "Waiting for a manager",  # opsgraph.status_words
         "thread_id": "th-1",
         # who asked, by name where the tenant has a record of them (here it has none)
         "requested_by": {"user_id": "staff-bo", "name": "staff-bo"},
         "request": "",  # noted when the run pauses (engine.thread_log)
+        "waits_for": [],  # the changes it depends on (approvals.dependents)
     }
     stored = scope["pending_changes"].find_one({"_id": change.change_id})
     assert stored is not None

@@ -153,7 +153,11 @@ def test_a_revision_then_a_rejection_reach_the_staff_members_page(
     manager.shot("rejected")
 
     expect(turn.locator(".bubble.assistant")).to_contain_text("rejected by")
-    expect(turn.locator(".change-chip[data-state=decided]")).to_have_count(2)
+    # each chip says what became of its change (the resumed run's task reported both)
+    expect(turn.locator(".change-chip[data-state=not_applied]")).to_have_count(2)
+    expect(turn.locator(".change-chip .chip-state")).to_have_text(
+        ["Sent back for revision", "Rejected"])
+    expect(turn.locator(".task-state")).to_have_text("Rejected")
     expect(turn.locator(".task")).to_have_count(1)
     staff.shot("answered-after-rejection")
     assert emily(http)["phone"] == phone_before

@@ -65,4 +65,13 @@ def test_demo_mode_from_sign_in_to_an_approved_example(
     expect(note).to_contain_text("needs a real model")
     expect(note).to_contain_text("OPSGRAPH_MODEL")
     staff.shot("free-text-in-demo-mode")
+
+    # the example asked again once its change is made: it still answers, truthfully
+    staff.ask(PHONE_EXAMPLE)
+    again = staff.turns.last
+    expect(again.locator(".bubble.assistant")).to_contain_text("already +44 7700 900555")
+    expect(again.locator(".task-state")).to_have_text("Nothing proposed")
+    expect(again.locator(".note-error")).to_have_count(0)
+    expect(again.locator(".task[data-state=running]")).to_have_count(0)
+    staff.shot("example-asked-again")
     assert staff.close() == [] and manager.close() == []

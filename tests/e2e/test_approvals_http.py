@@ -107,7 +107,7 @@ def test_edited_values_pass_every_check_again(server: AppServer, http: httpx.Cli
     done = decide(http, cid, "edit", role="admin", values={"amount": 600})
     assert done.status == 200 and done.finished["status"] == "completed"
     # the answer reports the edited amount that was applied, written from the decision
-    assert done.of("answer")[0]["text"].startswith("Done: Refund 600.00 on ")
+    assert done.of("answer")[0]["text"].startswith("Done: Refund £600.00 on ")
     after = demo_db["invoices"].find_one({"_id": invoice["_id"]})
     assert after["refunded"] == 600 and refunds_of(demo_db, invoice["_id"], cid) == 1
     change = change_doc(demo_db, cid)

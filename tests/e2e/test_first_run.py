@@ -204,7 +204,8 @@ def test_tenant_settings_are_the_admin_s(client: httpx.Client, demo_db: Any) -> 
     admin = sign_in(client, "stf_demo_01", "admin")
     assert client.get("/v1/tenant/settings", headers=admin).json() == {
         "capability_mode": "observe", "off_topic_reply": "", "modules": [],
-        "harness_agent_may_force": False}
+        "harness_agent_may_force": False,
+        "separation_of_duties": ["invoices.refund", "invoices.issue"]}
     for role in ("manager", "staff", "member"):
         who = sign_in(client, "stf_demo_01", role)
         assert client.get("/v1/tenant/settings", headers=who).status_code == 403
@@ -215,10 +216,12 @@ def test_tenant_settings_are_the_admin_s(client: httpx.Client, demo_db: Any) -> 
                          json={"capability_mode": "enforce"})
     assert changed.status_code == 200 and changed.json() == {
         "capability_mode": "enforce", "off_topic_reply": "", "modules": [],
-        "harness_agent_may_force": False}
+        "harness_agent_may_force": False,
+        "separation_of_duties": ["invoices.refund", "invoices.issue"]}
     assert client.get("/v1/tenant/settings", headers=admin).json() == {
         "capability_mode": "enforce", "off_topic_reply": "", "modules": [],
-        "harness_agent_may_force": False}
+        "harness_agent_may_force": False,
+        "separation_of_duties": ["invoices.refund", "invoices.issue"]}
     # on the tenant's document, where a run reads its gate's mode (engine.runner)
     assert demo_db["tenants"].find_one({"_id": "demo"})["capability_mode"] == "enforce"
     bad = client.put("/v1/tenant/settings", headers=admin, json={"capability_mode": "strict"})
@@ -295,3 +298,62 @@ def test_serve_says_which_model_answers_in_one_line(demo_db: Any, store_env: dic
     [line] = [x for x in lines if x.startswith("model:")]
     assert line.startswith("model: demo: Demo mode: no model is configured or reachable")
     assert "OPSGRAPH_MODEL" in line
+
+
+def test_the_phone_example_asked_again_after_its_approval_still_answers(
+        client: httpx.Client, demo_db: Any) -> None:
+    manager = sign_in(client, "stf_demo_02", "manager")
+    message = example(client, "Change Emily")
+    run = ask(client, message, manager)
+    [card] = run.of("approval_required")[0]["changes"]
+    stream(client, f"/v1/approvals/{card['change_id']}", {"decision": "approve"},
+           sign_in(client, "stf_demo_01", "admin"))
+    again = ask(client, message, manager)  # the number is hers now: nothing to change
+    assert again.finished["status"] == "completed", again.events
+    assert not again.of("error") and not again.of("approval_required")
+    [answer] = again.of("answer")
+    assert "already +44 7700 900555" in answer["text"]
+
+
+def test_the_quick_start_and_the_page_s_example_do_not_break_each_other(
+        demo: AppServer, client: httpx.Client, store_env: dict[str, str],
+        tmp_path: Path) -> None:
+    env = fresh_machine_env(store_env, tmp_path)
+    env.pop("OPSGRAPH_MODEL", None)
+    root = Path(__file__).resolve().parents[2]
+    quick = subprocess.run(
+        [sys.executable, "-m", "opsgraph.cli", "chat",
+         "Is court 1 free tomorrow evening, and update Emily Chen's phone",
+         "--model", "scripted:examples/availability_and_phone.yaml", "--user", "stf_demo_02",
+         "--role", "manager"], env=env, cwd=root, capture_output=True, text=True, timeout=180)
+    assert quick.returncode == 0, quick.stderr
+    assert "Court 1 has free evening slots." in quick.stdout  # answered before the decision
+    assert "run awaiting_approval" in quick.stdout
+    # the page's phone example, by the same person: a card of its own, and it completes
+    manager = sign_in(client, "stf_demo_02", "manager")
+    run = ask(client, example(client, "Change Emily"), manager)
+    [card] = run.of("approval_required")[0]["changes"]
+    assert "+44 7700 900555" in card["summary"]
+    decided = stream(client, f"/v1/approvals/{card['change_id']}", {"decision": "approve"},
+                     sign_in(client, "stf_demo_01", "admin"))
+    assert decided.finished["status"] == "completed", decided.events
+    # and `opsgraph chat` answers an example request in demo mode as the page does
+    chat = subprocess.run(
+        [sys.executable, "-m", "opsgraph.cli", "chat", example(client, "Who is booked")],
+        env=env, cwd=root, capture_output=True, text=True, timeout=180)
+    assert chat.returncode == 0 and "run completed" in chat.stdout, chat.stderr
+    assert "Court 1" in chat.stdout
+
+
+def test_eval_in_demo_mode_says_it_needs_a_model(demo: AppServer, store_env: dict[str, str],
+                                                 tmp_path: Path) -> None:
+    env = fresh_machine_env(store_env, tmp_path)
+    env.pop("OPSGRAPH_MODEL", None)
+    done = subprocess.run([sys.executable, "-m", "opsgraph.cli", "eval"], env=env,
+                          cwd=Path(__file__).resolve().parents[2], capture_output=True,
+                          text=True, timeout=180)
+    assert done.returncode == 2, done.stderr
+    assert "--model" in done.stderr and "needs a model" in done.stderr
+    for choice in ("bedrock:", "openai:", "llamacpp:", "scripted:"):
+        assert choice in done.stderr
+    assert "examples.yaml" not in done.stderr and "Extra inputs" not in done.stderr

@@ -39,7 +39,7 @@ def test_the_requester_follows_the_resumed_run_after_a_202_decision(
                         headers=bearer("manager", user="sam"))
     assert decided.status_code == 202, decided.text
     assert decided.json() == {"change_id": card["change_id"], "status": "applied",
-                              "thread_id": thread_id}
+                              "status_label": "Applied", "thread_id": thread_id}
 
     seen = follow(http, thread_id, lee(), last_event_id=run.events[-1][0])
     assert seen.status == 200, seen.error

@@ -90,6 +90,16 @@ async def runs(request: Request) -> Response:
     return event_stream(first, rest)
 
 
+async def cancel_run(request: Request) -> Response:
+    """202 `{run_id, status: "cancelling"}`: the run stops at its next step; 409 when it
+    already finished."""
+    from opsgraph.engine.cancel import request_cancel
+
+    principal = await caller(request)
+    body = await run_in_threadpool(request_cancel, principal, request.path_params["run_id"])
+    return JSONResponse(body, status_code=202)
+
+
 async def list_approvals(request: Request) -> Response:
     from opsgraph.approvals.pending import STATUSES, list_changes
     from opsgraph.store.scope import TenantScope
@@ -112,6 +122,7 @@ async def decide_approval(request: Request) -> Response:
     from opsgraph.api.sse import event_stream, prime
     from opsgraph.approvals.pending import get_change
     from opsgraph.engine.approval_flow import decide_and_resume
+    from opsgraph.status_words import change_label
     from opsgraph.store.scope import TenantScope
 
     principal = await caller(request)
@@ -126,6 +137,7 @@ async def decide_approval(request: Request) -> Response:
     # 202: the resumed run goes on in its worker, its events landing in the thread's log
     change = await run_in_threadpool(get_change, TenantScope.of(principal), change_id)
     return JSONResponse({"change_id": change_id, "status": change.status,
+                         "status_label": change_label(change.status),
                          "thread_id": change.thread_id}, status_code=202)
 
 
@@ -217,6 +229,7 @@ ROUTES = [
     Route("/health", health, methods=["GET"]),
     Route("/openapi.json", openapi, methods=["GET"]),
     Route("/v1/runs", runs, methods=["POST"]),
+    Route("/v1/runs/{run_id}/cancel", cancel_run, methods=["POST"]),
     Route("/v1/threads", threads.list_threads, methods=["GET"]),
     Route("/v1/threads/{thread_id}", threads.get_thread, methods=["GET"]),
     Route("/v1/threads/{thread_id}/events", threads.thread_events, methods=["GET"]),

@@ -3,9 +3,10 @@
     GET  /v1/info             (open) the model and why; demo mode's examples; local sign-in
     POST /v1/local/sign-in    {user_id, role} → {token}; a local server only, else 404
     GET  /v1/tenant/settings  (admin) {capability_mode, off_topic_reply, modules,
-                              harness_agent_may_force}
+                              harness_agent_may_force, separation_of_duties}
     PUT  /v1/tenant/settings  (admin) {capability_mode: observe|enforce, off_topic_reply?,
-                              modules?, harness_agent_may_force?} → the same
+                              modules?, harness_agent_may_force?, separation_of_duties?}
+                              → the same
 
 A server is *local* when it signs tokens with the secret generated in `OPSGRAPH_HOME` (no
 `OPSGRAPH_TOKEN_SECRET`, no secret ARN) and does not run on Lambda; then a caller on this
@@ -110,17 +111,22 @@ async def local_sign_in(request: Request) -> Response:
 
 
 def _settings(tenant_id: str) -> dict[str, Any]:
+    from opsgraph.approvals.duties import SETTING, covered_operations
+
     doc = _db()["tenants"].find_one({"_id": tenant_id}, {
         "capability_mode": 1, "off_topic_reply": 1, "modules": 1,
-        "harness_agent_may_force": 1}) or {}
+        "harness_agent_may_force": 1, SETTING: 1}) or {}
     return {"capability_mode": str(doc.get("capability_mode") or DEFAULT_CAPABILITY_MODE),
             "off_topic_reply": str(doc.get("off_topic_reply") or ""),
             "modules": [str(name) for name in doc.get("modules") or []],
-            "harness_agent_may_force": doc.get("harness_agent_may_force") is True}
+            "harness_agent_may_force": doc.get("harness_agent_may_force") is True,
+            SETTING: covered_operations(doc)}
 
 
 def _set_settings(principal: Principal, capability_mode: str, off_topic_reply: str | None,
-                  modules: list[str] | None, may_force: bool | None) -> dict[str, Any]:
+                  modules: list[str] | None, may_force: bool | None,
+                  duties: list[str] | None = None) -> dict[str, Any]:
+    from opsgraph.approvals.duties import SETTING, check_operations
     from opsgraph.harness.modules import check_names
 
     changes: dict[str, Any] = {"capability_mode": capability_mode}
@@ -130,6 +136,8 @@ def _set_settings(principal: Principal, capability_mode: str, off_topic_reply: s
         changes["modules"] = check_names(modules)
     if may_force is not None:  # absent: unchanged
         changes["harness_agent_may_force"] = may_force
+    if duties is not None:  # absent: unchanged; []: off
+        changes[SETTING] = check_operations(duties)
     _db()["tenants"].update_one({"_id": principal.tenant_id}, {"$set": {
         **changes, "settings_updated_at": datetime.now(UTC),
         "settings_updated_by": principal.user_id}})
@@ -150,5 +158,6 @@ async def tenant_settings(request: Request) -> Response:
         return JSONResponse(await run_in_threadpool(_set_settings, principal,
                                                     body.capability_mode,
                                                     body.off_topic_reply, body.modules,
-                                                    body.harness_agent_may_force))
+                                                    body.harness_agent_may_force,
+                                                    body.separation_of_duties))
     return JSONResponse(await run_in_threadpool(_settings, principal.tenant_id))

@@ -47,6 +47,7 @@ from opsgraph.api.response_models import (
     KnowledgeDocumentWritten,
     OperationDescription,
     ReadResult,
+    RunCancelling,
     SignedIn,
     TenantModels,
     TenantSettings,
@@ -164,6 +165,12 @@ def _routes() -> tuple[ApiRoute, ...]:
         ApiRoute("POST", "/v1/runs", "Run a message: the run's events as they happen",
                  "visitor", body="sse", request=(RunRequest,), errors=(403, 409, 429),
                  params=(tenant, _visitor_header())),
+        ApiRoute("POST", "/v1/runs/{run_id}/cancel",
+                 "Stop a run in flight at its next step (`run_finished {status: cancelled}`, "
+                 "its undecided cards withdrawn); 409 when it already finished", "bearer",
+                 ok=202, response=(RunCancelling,), errors=(403, 409), params=(
+                     Param("run_id", "path", {"type": "string"},
+                           "The run, as `run_started` named it."),)),
         ApiRoute("GET", "/v1/approvals", "Changes of the caller's tenant (manager, admin)",
                  "bearer", response=(Changes,), errors=(400, 403), params=(
                      Param("status", "query", {"type": "string", "enum": list(STATUSES),

@@ -117,6 +117,11 @@ class TenantSettingsRequest(Body):
         None, description="Whether an agent on the admin MCP link may activate a harness "
                           "version over failing tests (`force`); off, that stays a "
                           "person's choice. Absent: unchanged.")
+    separation_of_duties: list[str] | None = Field(
+        None, max_length=50,
+        description="The write operations whose requester may not decide their own change "
+                    "(403 `own_change`); default `invoices.refund`, `invoices.issue`; [] "
+                    "turns it off. Absent: unchanged.")
 
 
 class KnowledgeDocumentRequest(Body):

@@ -90,7 +90,10 @@ class ThreadRow(Out):
     thread_id: str
     title: str
     status: str | None = Field(description="The latest run's: `running`, `completed`, "
-                               "`completed_with_errors`, `awaiting_approval` or `failed`.")
+                               "`completed_with_errors`, `awaiting_approval`, `cancelled` "
+                               "or `failed`.")
+    status_label: str | None = Field(None, description="The status in people's words, "
+                                     "from what its tasks did (`Not done`, `Partly done`).")
     updated_at: str
     pending: int = Field(description="How many of its changes wait for a decision.")
     requester: Person
@@ -121,6 +124,8 @@ class ToolUse(Out):
 class TaskOutcome(Out):
     agent: str | None
     status: str
+    status_label: str = Field(description="What happened, in people's words (its change's "
+                                          "outcome when it proposed one).")
     summary: str | None = None
     tools: list[ToolUse]
 
@@ -131,6 +136,7 @@ class ThreadDetail(Out):
     thread_id: str
     title: str
     status: str | None
+    status_label: str | None = None
     updated_at: str
     requester: Person
     messages: list[Message]
@@ -145,6 +151,15 @@ class DecisionAccepted(Out):
 
     change_id: str
     status: str
+    status_label: str = Field(description="The change's new status in people's words.")
+    thread_id: str
+
+
+class RunCancelling(Out):
+    """A stop asked for: the run ends `cancelled` at its next step."""
+
+    run_id: str
+    status: Literal["cancelling"]
     thread_id: str
 
 
@@ -220,6 +235,8 @@ class TenantSettings(Out):
     modules: list[str] = Field(description="The enabled modules.")
     harness_agent_may_force: bool = Field(
         description="An agent on the admin MCP link may force a harness activation.")
+    separation_of_duties: list[str] = Field(
+        description="The operations whose requester may not decide their own change.")
 
 
 class KnowledgeDocument(Out):
@@ -360,7 +377,8 @@ class ProgressEvent(Open):
 class RunFinished(Open):
     thread_id: str
     status: str = Field(description="`completed`, `completed_with_errors`, "
-                                    "`awaiting_approval` or `failed`.")
+                                    "`awaiting_approval`, `cancelled` or `failed`.")
+    status_label: str | None = Field(None, description="The run in people's words.")
 
 
 RUN_EVENTS: dict[str, type[BaseModel]] = {

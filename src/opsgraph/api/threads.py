@@ -28,6 +28,7 @@ from starlette.responses import JSONResponse, Response
 from opsgraph.api.principals import caller
 from opsgraph.errors import BadInput, Forbidden, NotFound
 from opsgraph.principal import Principal
+from opsgraph.status_words import run_label, task_label
 from opsgraph.store.scope import Document, TenantScope
 
 POLL_S = 0.2
@@ -114,7 +115,10 @@ def _pending(scope: TenantScope, thread_ids: list[str]) -> dict[str, list[dict[s
 def _row(thread: Document, pending: int) -> dict[str, Any]:
     requester = thread.get("requester") or {}
     return {"thread_id": thread["thread_id"], "title": thread.get("title", ""),
-            "status": thread.get("status"), "updated_at": _iso(thread.get("updated_at")),
+            "status": thread.get("status"),
+            "status_label": thread.get("status_label")
+            or (run_label(str(thread["status"])) if thread.get("status") else None),
+            "updated_at": _iso(thread.get("updated_at")),
             "pending": pending,
             "requester": {"user_id": requester.get("user_id"),
                           "name": requester.get("name") or requester.get("user_id")}}
@@ -134,7 +138,8 @@ def list_for(principal: Principal) -> list[dict[str, Any]]:
 
 
 def _result(result: Any) -> dict[str, Any]:
-    body: dict[str, Any] = {"agent": result.agent, "status": result.status}
+    body: dict[str, Any] = {"agent": result.agent, "status": result.status,
+                            "status_label": task_label(result.status, result.calls)}
     said = result.content or result.error
     if said:
         body["summary"] = said

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, get_args
 
+from opsgraph.approvals.dependents import check_waits, withdraw_dependents
+from opsgraph.approvals.duties import check_own_change
 from opsgraph.approvals.edits import Edit, operation_of, validate_edit
 from opsgraph.approvals.expiry import expire_change
 from opsgraph.approvals.pending import COLLECTION, PendingChange, get_change, lease_end, utcnow
@@ -134,6 +136,8 @@ def decide(scope: TenantScope, change_id: str, decision: str, decider: Principal
         raise _gone(change)
     if run_gone is not None and run_gone(change):
         raise orphaned_error(change)
+    check_own_change(scope, change, decider)  # 403 where the tenant separates duties
+    check_waits(scope, change)  # 409 while a change it waits for has not applied
     if decision in ("reject", "revise"):
         return _close(scope, change, decision, decider, feedback, at)
     if decision == "approve":
@@ -235,6 +239,7 @@ def _close(scope: TenantScope, change: PendingChange, decision: str, decider: Pr
     record_transition(scope, change.change_id, "pending", to, decider.user_id,
                       change.thread_id, detail={"decision": decision, "feedback": feedback},
                       operation=change.operation, now=now)
+    withdraw_dependents(scope, closed, decider.user_id, to, now)
     return Decided.of(closed)
 
 
@@ -325,4 +330,6 @@ def _settle(scope: TenantScope, change: PendingChange, to: str, fields: Document
     detail = {"error": fields["error"]} if "error" in fields else None
     record_transition(scope, change.change_id, "executing", to, decider.user_id,
                       change.thread_id, detail=detail, operation=change.operation, now=now)
+    if to == "failed":
+        withdraw_dependents(scope, settled, decider.user_id, to, now)
     return settled

@@ -17,6 +17,7 @@ from typing import Any
 
 from pymongo.database import Database
 
+from opsgraph.approvals.dependents import withdraw_dependents
 from opsgraph.approvals.pending import COLLECTION, PendingChange, utcnow
 from opsgraph.audit import record_transition
 from opsgraph.store.scope import Document, TenantScope
@@ -35,6 +36,7 @@ def expire_change(scope: TenantScope, change: PendingChange, actor: str, now: da
         return False
     record_transition(scope, change.change_id, "pending", "expired", actor, change.thread_id,
                       detail=detail, operation=change.operation, now=now)
+    withdraw_dependents(scope, change, actor, "expired", now)
     return True
 
 
@@ -51,6 +53,7 @@ def orphan_change(scope: TenantScope, change: PendingChange, actor: str, now: da
         return False
     record_transition(scope, change.change_id, "pending", "orphaned", actor, change.thread_id,
                       detail=detail, operation=change.operation, now=now)
+    withdraw_dependents(scope, change, actor, "orphaned", now)
     return True
 
 

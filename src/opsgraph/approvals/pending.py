@@ -32,6 +32,7 @@ from opsgraph.operations.invoke import new_change_id
 from opsgraph.operations.records import to_json
 from opsgraph.principal import Principal
 from opsgraph.settings import get_settings
+from opsgraph.status_words import change_label
 from opsgraph.store.scope import Document, TenantScope
 
 COLLECTION = "pending_changes"
@@ -39,15 +40,16 @@ DEFAULT_TTL_S = 3600
 _UPSERT_TRIES = 10
 
 Status = Literal["pending", "executing", "applied", "failed", "rejected", "superseded", "expired",
-                 "orphaned"]
+                 "orphaned", "withdrawn"]
 STATUSES: tuple[Status, ...] = (
     "pending", "executing", "applied", "failed", "rejected", "superseded", "expired",
-    "orphaned",
+    "orphaned", "withdrawn",
 )
 DECIDED: tuple[Status, ...] = ("applied", "failed", "rejected", "superseded", "expired")
 """The final statuses a waiting run must be told about (it is resumed with the outcome)."""
-FINAL: tuple[Status, ...] = (*DECIDED, "orphaned")
-"""Every status a change never leaves (an orphaned change has no run left to tell)."""
+FINAL: tuple[Status, ...] = (*DECIDED, "orphaned", "withdrawn")
+"""Every status a change never leaves (an orphaned change has no run left to tell; a
+withdrawn one's run was cancelled, or learns it from the change it waited for)."""
 
 
 class ProposingRun(BaseModel):
@@ -84,6 +86,11 @@ class PendingChange(BaseModel):
     proposed_by_name: str | None = None
     request: str = ""
     """The message of the run that proposed it (set as the run pauses on it)."""
+    waits_for: tuple[str, ...] = ()
+    """The changes this one depends on (its task depends on the tasks that proposed them):
+    it is decidable once they applied, and withdrawn when one of them does not apply."""
+    withdrawn_at: datetime | None = None
+    withdrawn_reason: str | None = None
     # decision fields
     decision: str | None = None
     decided_by: str | None = None
@@ -134,8 +141,10 @@ class PendingChange(BaseModel):
             "task_id": self.task_id,
             "thread_id": self.thread_id,
             "status": self.status,
+            "status_label": change_label(self.status),
             "requested_by": self.requested_by,
             "request": self.request,
+            "waits_for": list(self.waits_for),
             "created_at": self.created_at,
             "expires_at": self.expires_at,
         })
@@ -206,7 +215,8 @@ def approval_ttl(scope: TenantScope) -> timedelta:
 def record_pending(scope: TenantScope, *, thread_id: str, task_id: str, agent: str,
                    operation: str, args: Mapping[str, Any] | BaseModel, preview: Preview,
                    proposed_by: Principal | str, attempt: int = 0,
-                   now: datetime | None = None) -> PendingChange:
+                   now: datetime | None = None,
+                   waits_for: tuple[str, ...] = ()) -> PendingChange:
     """Record a proposal as a pending change; the same proposal again returns the same change.
 
     Idempotent by (thread_id, task_id, attempt, fingerprint). `attempt` counts the task's
@@ -214,7 +224,7 @@ def record_pending(scope: TenantScope, *, thread_id: str, task_id: str, agent: s
     very same arguments is a new change rather than the superseded one. A proposal equal to
     a change still pending for the same requester on another thread (a retried request) is
     that change, moved to this run; an orphaned change proposed again by its run's key is
-    pending again.
+    pending again. `waits_for`: the changes it depends on (recorded with its first recording).
     """
     at = utcnow(now)
     plain = json_args(args)
@@ -227,6 +237,7 @@ def record_pending(scope: TenantScope, *, thread_id: str, task_id: str, agent: s
         "old": preview.old, "new": preview.new, "summary": preview.summary,
         "status": "pending", "created_at": at, "expires_at": at + approval_ttl(scope),
         "proposed_by": user, "proposed_by_name": display_name(scope, user),
+        "waits_for": list(waits_for),
     }
     for attempt_no in range(_UPSERT_TRIES):
         own = _proposed_by_run(scope, run, fp)

@@ -27,6 +27,7 @@ from opsgraph.engine.state import TaskResult
 from opsgraph.engine.tool_loop import AskModel, Decided, LoopResult, OnProposal, run_tool_loop
 from opsgraph.faults import crash_point
 from opsgraph.operations.base import Context
+from opsgraph.status_words import OUTCOME_STATUS, change_label
 from opsgraph.tools.binding import bind_agent_tools
 from opsgraph.tools.contract import DATA_NOTICE, BoundTool, Proposal
 
@@ -60,7 +61,7 @@ def decision_message(decision: Any) -> tuple[bool, str]:
     if not isinstance(decision, dict):
         return False, f"Unexpected decision {decision!r}; nothing was applied."
     outcome = decision.get("outcome")
-    who = decision.get("decided_by", "a manager")
+    who = decision.get("decided_by_name") or decision.get("decided_by", "a manager")
     if outcome == "applied":
         edited = " with edits" if decision.get("edited") else ""
         return True, (f"Approved{edited} by {who} and applied. Result: "
@@ -76,8 +77,10 @@ def decision_message(decision: Any) -> tuple[bool, str]:
     return False, f"The change failed to apply: {decision.get('error') or outcome}."
 
 
-def proposal_handler(ctx: RunContext, agent: str, task_id: str) -> OnProposal:
-    """Record each proposal as a pending change, then pause for the decision.
+def proposal_handler(ctx: RunContext, agent: str, task_id: str,
+                     waits_for: tuple[str, ...] = ()) -> OnProposal:
+    """Record each proposal as a pending change (waiting for `waits_for`, the changes of
+    the tasks it depends on), then pause for the decision.
 
     Recording is idempotent (thread, task, fingerprint), because on resume the code before
     `interrupt()` runs again.
@@ -91,7 +94,7 @@ def proposal_handler(ctx: RunContext, agent: str, task_id: str) -> OnProposal:
         change = record_pending(
             ctx.scope, thread_id=ctx.thread_id, task_id=task_id, agent=agent,
             operation=proposal.operation, args=proposal.args, preview=proposal.preview,
-            proposed_by=ctx.principal.user_id, attempt=next(attempts))
+            proposed_by=ctx.principal.user_id, attempt=next(attempts), waits_for=waits_for)
         crash_point("after_propose")
         decision = interrupt({"change_id": change.change_id, "task_id": task_id,
                               "card": change.card()})
@@ -99,8 +102,11 @@ def proposal_handler(ctx: RunContext, agent: str, task_id: str) -> OnProposal:
         told = decision if isinstance(decision, dict) else {}
         outcome = {"change_id": change.change_id, "operation": change.operation,
                    "summary": change.summary, "outcome": told.get("outcome", "unknown"),
-                   "decided_by": told.get("decided_by"), "feedback": told.get("feedback"),
+                   "decided_by": told.get("decided_by"),
+                   "decided_by_name": told.get("decided_by_name"), "feedback": told.get("feedback"),
                    "error": told.get("error")}
+        outcome["status_label"] = change_label(OUTCOME_STATUS.get(outcome["outcome"],
+                                                                  outcome["outcome"]))
         return Decided(applied, message, {k: v for k, v in outcome.items() if v is not None})
 
     return on_proposal
@@ -119,8 +125,10 @@ def _asker(ctx: RunContext, spec: str, task_id: str, checkpointed: bool) -> AskM
 
 
 def run_agent(ctx: RunContext, agent: AgentSpec, task: PlannedTask,
-              dep_results: dict[str, TaskResult]) -> LoopResult:
-    """Run `agent` on `task`; action agents' turns are checkpointed and may interrupt."""
+              dep_results: dict[str, TaskResult],
+              waits_for: tuple[str, ...] = ()) -> LoopResult:
+    """Run `agent` on `task`; action agents' turns are checkpointed and may interrupt (their
+    proposals waiting for `waits_for`)."""
     from opsgraph.harness import modules
     from opsgraph.models.factory import get_chat_model
     from opsgraph.models.overrides import resolve_model_spec
@@ -157,7 +165,7 @@ def run_agent(ctx: RunContext, agent: AgentSpec, task: PlannedTask,
         ask=ask if direct is None else code_first(ask, write_tool or "", direct),
         tools=tools, requires=requires,
         messages=messages, max_rounds=agent.round_limit, agent=agent.name,
-        on_proposal=proposal_handler(ctx, agent.name, task.id) if acts else None,
+        on_proposal=proposal_handler(ctx, agent.name, task.id, waits_for) if acts else None,
         run_round=model_calls.replayable_round if acts else None,
         first_call=write_tool, answers=answers,
         result_chars=result_chars(spec))

@@ -275,6 +275,7 @@ def decide_and_resume(principal: Principal, change_id: str, decision: str, *,
                        run_errors=[f.for_client() for f in failures]) from gone
         raise
     value = {**decided.resume_value(), "decided_by": principal.user_id,
+             "decided_by_name": display_name(scope, principal.user_id),
              "edited": decision == "edit"}
     crash_point("after_settle")
     if check_budget is not None:

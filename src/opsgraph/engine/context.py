@@ -114,6 +114,15 @@ class RunContext:
         must still hold (read in the store), or the run stops here with `lease_lost`."""
         if self.lease is not None:
             self.lease.confirm(where)
+        self.check_cancel(where)
+
+    def check_cancel(self, where: str) -> None:
+        """Stop with `RunCancelled` when someone asked this run to stop (read in the store:
+        the request may have come to another process)."""
+        from opsgraph.engine.cancel import RunCancelled, cancel_requested
+
+        if self.run_id and cancel_requested(self.scope, self.thread_id, self.run_id):
+            raise RunCancelled(f"the run was stopped at {where}", run_id=self.run_id)
 
     def check_lease(self, where: str) -> None:
         """Before a sub-task or a model call: stop if a renewal already found the lease

@@ -2,7 +2,8 @@
 
 Both are plain generators of `Event`s (the CLI prints them, the API streams them as SSE).
 A run ends with `run_finished` whose status is `completed`, `completed_with_errors` (it
-answered, but a task failed), `awaiting_approval` or `failed`; nothing holds a connection
+answered, but a task failed), `awaiting_approval`, `cancelled` (stopped on request,
+`engine.cancel`) or `failed`; nothing holds a connection
 open while a manager thinks.
 """
 
@@ -19,6 +20,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command, Interrupt
 
+from opsgraph.engine.cancel import CANCELLED_WORDS, RunCancelled
 from opsgraph.engine.context import RunContext
 from opsgraph.engine.events import Event, EventIds
 from opsgraph.engine.memory import Turn, as_turns
@@ -29,6 +31,7 @@ from opsgraph.engine.threads import LeasedSaver, thread_lease
 from opsgraph.errors import BadInput, Conflict, NotFound, OpsgraphError
 from opsgraph.harness.spec import HarnessDoc
 from opsgraph.principal import Principal, parse_plan
+from opsgraph.status_words import run_label
 from opsgraph.store.scope import TenantScope
 
 log = logging.getLogger(__name__)
@@ -85,6 +88,7 @@ def _drive(ctx: RunContext, graph_input: Any, ids: EventIds, record: RunRecord,
         graph = graph.copy(update={"checkpointer": LeasedSaver(graph.checkpointer, ctx.lease)})
     config = _config(ctx.principal, ctx.thread_id)
     cards: list[dict[str, Any]] = []
+    results: dict[str, Any] = {}
     status = "completed"
     tally, error = RunTally(), None
     try:
@@ -107,6 +111,7 @@ def _drive(ctx: RunContext, graph_input: Any, ids: EventIds, record: RunRecord,
                 cards = _cards(chunk["__interrupt__"])
             else:
                 record.updated(chunk)
+                results.update(_results_in(chunk))
         if cards:
             from opsgraph.approvals.pending import note_request
 
@@ -116,6 +121,9 @@ def _drive(ctx: RunContext, graph_input: Any, ids: EventIds, record: RunRecord,
             yield ids.make("approval_required", {"thread_id": ctx.thread_id, "changes": cards})
         elif failed:
             status = "completed_with_errors"  # the answer came, but a task broke down
+    except RunCancelled:
+        status = "cancelled"
+        yield ids.make("answer", cancelled_answer(ctx))
     except OpsgraphError as exc:
         status, error = "failed", (exc.code, exc.message)
         yield ids.make("error", {"code": exc.code, "message": exc.message})
@@ -128,8 +136,31 @@ def _drive(ctx: RunContext, graph_input: Any, ids: EventIds, record: RunRecord,
     record.finish(status, ctx.usage.calls, ctx.started_at, ctx.spent_calls)
     tally.cards = len(cards)
     report_run(ctx, status, tally, error)
+    label = run_label(status, [(str(r.get("status")), list(r.get("calls") or []))
+                               for r in results.values()])
     yield ids.make("run_finished", {"thread_id": ctx.thread_id, "status": status,
-                                    "usage": ctx.usage.to_json()})
+                                    "status_label": label, "usage": ctx.usage.to_json()})
+
+
+def _results_in(chunk: Mapping[str, Any]) -> dict[str, Any]:
+    """The task results a graph update writes (`{node: {results: {...}}}`)."""
+    found: dict[str, Any] = {}
+    for writes in chunk.values():
+        if isinstance(writes, Mapping) and isinstance(writes.get("results"), Mapping):
+            found.update(writes["results"])
+    return found
+
+
+def cancelled_answer(ctx: RunContext) -> dict[str, Any]:
+    """A stopped run's answer: its undecided changes are withdrawn, and it says so."""
+    from opsgraph.approvals.dependents import withdraw_thread
+    from opsgraph.approvals.pending import get_change
+
+    withdrawn = withdraw_thread(ctx.scope, ctx.thread_id, ctx.principal.user_id,
+                                "its run was stopped")
+    lines = [CANCELLED_WORDS, *(f"Withdrawn: {get_change(ctx.scope, cid).summary}."
+                                for cid in withdrawn)]
+    return {"text": "\n".join(lines), "sources": [], "withdrawn": withdrawn}
 
 
 @contextlib.contextmanager

@@ -37,9 +37,10 @@ SCHEMA_VERSION = 4
 added (absent: None)."""
 
 TaskStatus = Literal["completed", "partial", "no_proposal", "needs_input", "denied", "failed",
-                     "skipped"]
+                     "skipped", "withdrawn"]
 """`partial`: a query task that read some of what it tried, not all (`engine.task_outcome`);
-`needs_input`: an action task that asked which record a required slot means."""
+`needs_input`: an action task that asked which record a required slot means; `withdrawn`:
+its change waited for a change that did not apply (`approvals.dependents`)."""
 DONE = ("completed", "partial")
 """The statuses of a task whose results later tasks and the answer may use."""
 

@@ -69,7 +69,7 @@ def _quoted(text: str, limit: int = 90) -> str:
 
 def _change_line(change: dict[str, Any]) -> str | None:
     summary = change.get("summary") or change.get("operation", "the change")
-    who = change.get("decided_by") or "a manager"
+    who = change.get("decided_by_name") or change.get("decided_by") or "a manager"
     outcome = change.get("outcome")
     if outcome == "applied":
         return f"Done: {summary} (approved by {who})."
@@ -79,8 +79,20 @@ def _change_line(change: dict[str, Any]) -> str | None:
     if outcome == "expired":
         return f"Not done: {summary} — the approval request expired."
     if outcome == "revise":
-        return None  # a revised proposal follows in a later call
+        return None  # a revised proposal follows in a later call (`_revised_alone`)
+    if outcome == "withdrawn":
+        why = f" — {change['reason']}" if change.get("reason") else ""
+        return f"Withdrawn: {summary}{why}."
     return f"Not done: {summary} — it failed to apply ({change.get('error') or outcome})."
+
+
+def _revised_alone(change: dict[str, Any]) -> str:
+    """A change sent back for revision that no new proposal followed."""
+    summary = change.get("summary") or change.get("operation", "the change")
+    who = change.get("decided_by_name") or change.get("decided_by") or "a manager"
+    why = f" ({change['feedback']})" if change.get("feedback") else ""
+    return (f"Not done: {summary} — {who} asked for a revision{why}, and no revised "
+            "change was proposed.")
 
 
 def status_lines(results: Mapping[str, TaskResult]) -> list[str]:
@@ -89,10 +101,13 @@ def status_lines(results: Mapping[str, TaskResult]) -> list[str]:
     for result in results.values():
         status = result.status
         what = _quoted(result.instruction or result.task_id)
-        for call in result.calls:
-            line = _change_line(call["change"]) if "change" in call else None
+        changes = [call["change"] for call in result.calls if "change" in call]
+        for change in changes:
+            line = _change_line(change)
             if line:
                 lines.append(line)
+        if changes and changes[-1].get("outcome") == "revise":
+            lines.append(_revised_alone(changes[-1]))
         reason = result.error or ""
         if status == "no_proposal":
             said = agent_words(result.content)  # never its tool talk or our prompt's words
@@ -170,6 +185,35 @@ def shown(sentence: str) -> str:
     return kept + " " if kept else ""
 
 
+def read_sentences(ctx: RunContext, request: str,
+                   results: Mapping[str, TaskResult]) -> Iterator[str]:
+    """The answer to what the query tasks read, a few sentences at a time (model, checked;
+    stored events coalesced, `sentence_batches`); none when they read nothing. A paused
+    run answers with it before its cards are decided."""
+    from opsgraph.models.factory import tier_spec
+
+    findings = _findings(results)
+    if not findings:
+        return
+    if len(findings) == 1 and isinstance(findings[0]["found"], str):
+        # one task answered in its own words from what it read (a knowledge agent,
+        # held to its reading rules): passed on as it is, without a second model call
+        stream: Iterable[str] = iter([findings[0]["found"]])
+    else:
+        messages = [SystemMessage(SYNTHESIS_RULES),
+                    HumanMessage(f"Today: {ctx.today_line()}.\nRequest: {request}"
+                                 f"\n\nFindings. {DATA_NOTICE}\n"
+                                 + json.dumps(findings, default=str, ensure_ascii=False))]
+        stream = model_calls.stream_text(ctx, ctx.run_model or tier_spec("default"),
+                                         messages, stage="synthesise")
+    applied = _applied(results)
+    for batch in sentence_batches(stream):
+        # markup, tool talk or our prompt's words: never in an answer
+        text = "".join(shown(said) for said in truthful(batch, applied))
+        if text:
+            yield text
+
+
 def synthesise(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Stream the answer: what was read (model, checked), then what was done (code).
 
@@ -178,7 +222,6 @@ def synthesise(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     with nothing to do (an off-topic message) is answered with the tenant's
     `off_topic_reply` when it has one."""
     from opsgraph.engine.harness_node import answer_warning
-    from opsgraph.models.factory import tier_spec
 
     ctx = runtime.context
     ctx.step("synthesise")
@@ -191,26 +234,9 @@ def synthesise(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
 
     results = state.results
     parts: list[str] = []
-    findings = _findings(results)
-    if findings:
-        if len(findings) == 1 and isinstance(findings[0]["found"], str):
-            # one task answered in its own words from what it read (a knowledge agent,
-            # held to its reading rules): passed on as it is, without a second model call
-            stream: Iterable[str] = iter([findings[0]["found"]])
-        else:
-            messages = [SystemMessage(SYNTHESIS_RULES),
-                        HumanMessage(f"Today: {ctx.today_line()}.\nRequest: {state.request}"
-                                     f"\n\nFindings. {DATA_NOTICE}\n"
-                                     + json.dumps(findings, default=str, ensure_ascii=False))]
-            stream = model_calls.stream_text(ctx, ctx.run_model or tier_spec("default"),
-                                             messages, stage="synthesise")
-        applied = _applied(results)
-        for batch in sentence_batches(stream):
-            # markup, tool talk or our prompt's words: never in an answer
-            text = "".join(shown(said) for said in truthful(batch, applied))
-            if text:
-                parts.append(text)
-                emit({"event": "token", "data": {"text": text}})
+    for sentence in read_sentences(ctx, state.request, results):
+        parts.append(sentence)
+        emit({"event": "token", "data": {"text": sentence}})
     lines = status_lines(results)
     if lines:
         text = ("\n\n" if "".join(parts).strip() else "") + "\n".join(lines)

@@ -125,7 +125,9 @@ class ThreadLog:
                                 "$set": {"has_changes": True, "updated_at": at}})
         elif event == "run_finished":  # the status of this thread's latest run only
             threads.update_one({"thread_id": self.thread_id, "run_id": run_id},
-                               {"$set": {"status": data.get("status"), "updated_at": at,
+                               {"$set": {"status": data.get("status"),
+                                         "status_label": data.get("status_label"),
+                                         "updated_at": at,
                                          "expires_at": at + timedelta(seconds=TTL_S)}})
 
 

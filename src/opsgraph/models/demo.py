@@ -47,6 +47,20 @@ class Example:
 
     request: str
     script: str
+    done_when: Document | None = None
+    """`{collection, match}`: a record that says the example's change is made already..."""
+    done_script: str | None = None
+    """... and the script that answers then."""
+
+    def script_now(self, principal: Principal) -> str:
+        """The script that answers the example now (`done_script` once it is done)."""
+        if self.done_when is None or self.done_script is None:
+            return self.script
+        from opsgraph.store.scope import TenantScope
+
+        found = TenantScope.of(principal)[str(self.done_when["collection"])].find_one(
+            dict(self.done_when["match"]), projection={"_id": 1})
+        return self.done_script if found is not None else self.script
 
     @property
     def key(self) -> str:
@@ -62,7 +76,8 @@ def normalise(message: str) -> str:
 def examples() -> tuple[Example, ...]:
     """The examples, in the order the page offers them."""
     data = yaml.safe_load((DEMO_DIR / "examples.yaml").read_text(encoding="utf-8"))
-    return tuple(Example(str(row["request"]), str(row["script"])) for row in data["examples"])
+    return tuple(Example(str(row["request"]), str(row["script"]), row.get("done_when"),
+                         row.get("done_script")) for row in data["examples"])
 
 
 def example_requests() -> list[str]:
@@ -84,11 +99,12 @@ def script_for(principal: Principal, message: str) -> str | None:
     example = find_example(message)
     if example is None:
         return None
-    template = Template((DEMO_DIR / example.script).read_text(encoding="utf-8"))
+    script = example.script_now(principal)
+    template = Template((DEMO_DIR / script).read_text(encoding="utf-8"))
     blanks = Blanks(principal, datetime.now(UTC))
     text = template.substitute({name: blanks.value(name)
                                 for name in template.get_identifiers()})
-    return f"scripted:{_written(Path(example.script).stem, text)}"
+    return f"scripted:{_written(Path(script).stem, text)}"
 
 
 def _written(stem: str, text: str) -> Path:

@@ -21,10 +21,12 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+import logging
 import re
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Final
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
@@ -42,6 +44,7 @@ from opsgraph.models.script import Script, ScriptedTurn, load_script
 
 STAGE_KEY: Final = "opsgraph_stage"
 TASK_KEY: Final = "task_id"
+log = logging.getLogger(__name__)
 STEP_KEY: Final = "step_id"
 STAGES: Final = ("decompose", "task", "synthesise", "harness")
 CALL_METADATA_KWARG: Final = "opsgraph_call_metadata"
@@ -284,6 +287,18 @@ class ScriptedChatModel(BaseChatModel):
         return replies[index]
 
     def _error(self, message: str) -> ScriptedModelError:
+        from opsgraph.settings import get_settings
+
+        path = Path(self.path)
+        if path.parent == get_settings().home / "demo":
+            # demo mode's filled example: the person sees what happened, not a server path
+            log.warning("demo mode: scripted example %s: %s", self.path, message)
+            example = path.stem.rsplit("-", 1)[0].replace("_", " ")
+            return ScriptedModelError(
+                f"demo mode's scripted answer to this example ({example}) cannot go on: "
+                f"{message.split(': ', 1)[-1]}. Demo mode answers its example requests "
+                "only as scripted; set OPSGRAPH_MODEL to a model you can reach for "
+                "anything else.")
         return ScriptedModelError(f"scripted model {self.path!r}: {message}",
                                   file=self.path)
 

@@ -190,7 +190,9 @@ def check_booking(ctx: Context, args: BookingNew, booking_id: str) -> tuple[Docu
 def preview_create(ctx: Context, args: BookingNew) -> Preview:
     """Check the slot is free and the member may book; show the booking."""
     member, resource = check_booking(ctx, args, "")
-    new = {"member_id": args.member, "resource_id": args.resource,
+    # the names for the manager's diff; the ids for what applies (the page hides `*_id`)
+    new = {"member": member["name"], "resource": resource["name"],
+           "member_id": args.member, "resource_id": args.resource,
            "start": to_json(as_utc(args.start)), "end": to_json(as_utc(args.end)),
            "status": "confirmed"}
     summary = (f"Book {resource['name']} for {member['name']} on {short_when(args.start)}–"

@@ -33,6 +33,7 @@ from opsgraph.operations.access import (
     require_self,
 )
 from opsgraph.operations.base import Context, Operation, OpInput, Preview, Result, Source
+from opsgraph.operations.currency import money_words
 from opsgraph.operations.fields import (
     Line,
     Money,
@@ -167,7 +168,8 @@ def preview_issue(ctx: Context, args: InvoiceIssue) -> Preview:
            "lines": [{"description": line.description, "amount": money_json(line.amount)}
                      for line in args.lines]}
     count = len(args.lines)
-    return Preview(f"Issue an invoice of {total} to {fields['member_name']} "
+    return Preview(f"Issue an invoice of {money_words(ctx.scope, total)} to "
+                   f"{fields['member_name']} "
                    f"({count} line{'s' if count > 1 else ''}, due {fields['due']})", {}, new)
 
 
@@ -232,7 +234,8 @@ def preview_refund(ctx: Context, args: InvoiceRefund) -> Preview:
     refunded, status = _after_refund(doc, args.amount)
     old = {"refunded": money_json(doc["refunded"]), "status": doc["status"]}
     new = {"refunded": money_json(refunded), "status": status}
-    return Preview(f"Refund {args.amount} on {doc['number']} to {doc.get('member_name')}: "
+    return Preview(f"Refund {money_words(ctx.scope, args.amount)} on {doc['number']} to "
+                   f"{doc.get('member_name')}: "
                    f"{args.reason}", old, new)
 
 

@@ -192,7 +192,8 @@ def preview_update(ctx: Context, args: MemberUpdate) -> Preview:
         raise BadInput(f"changes: {doc['name']} already has these values")
     old = {k: doc.get(k) for k in changes}
     detail = ", ".join(f"{k} {old[k]!r} → {v!r}" for k, v in changes.items())
-    return Preview(f"Update {doc['name']} ({doc['_id']}): {detail}", old, changes)
+    # names, not ids: the card is read by a manager (the id is in the change's args)
+    return Preview(f"Update {doc['name']}: {detail}", old, changes)
 
 
 def apply_update(ctx: Context, args: MemberUpdate, change_id: str) -> Document:

@@ -26,8 +26,11 @@ export class ChatView {
       placeholder: "Ask for something…", onkeydown: (e) => this.onKey(e),
       oninput: () => this.grow()});
     this.sendButton = h("button", {type: "submit", class: "primary"}, "Send");
+    this.stopButton = h("button", {type: "button", class: "danger", hidden: true,
+      onclick: () => this.stop()}, "Stop");
     this.form = h("form", {class: "composer", onsubmit: (e) => { e.preventDefault(); this.sendTyped(); }},
-      h("label", {for: "message", class: "sr-only"}, "Message"), this.input, this.sendButton);
+      h("label", {for: "message", class: "sr-only"}, "Message"), this.input, this.sendButton,
+      this.stopButton);
     this.reading = h("p", {class: "reading", hidden: true});
     fill(root, h("div", {class: "chat"},
       h("aside", {class: "threads"},
@@ -75,7 +78,7 @@ export class ChatView {
         class: `thread-item${t.thread_id === this.threadId ? " active" : ""}`,
         "aria-current": t.thread_id === this.threadId ? "page" : null},
         h("span", {class: "thread-title"}, t.title || "Untitled"),
-        h("span", {class: "thread-meta"}, statusPill(t.status),
+        h("span", {class: "thread-meta"}, statusPill(t.status, t.status_label),
           t.pending ? h("span", {class: "count"}, `${t.pending} pending`) : null,
           mine ? null : h("span", {class: "muted"}, t.requester.name || t.requester.user_id),
           h("span", {class: "muted"}, ago(t.updated_at)))));
@@ -139,7 +142,7 @@ export class ChatView {
     this.title.textContent = detail.title || "Conversation";
     const requester = detail.requester || {};
     if (requester.user_id && this.app.me && requester.user_id !== this.app.me.user) this.readOnly(requester);
-    this.status.replaceChildren(statusPill(detail.status));
+    this.status.replaceChildren(statusPill(detail.status, detail.status_label));
     const asked = (detail.messages || []).filter((m) => m.role === "user").map((m) => m.content);
     const conv = this.newConversation(asked);
     conv.lastStatus = "running";  // follow the replay to its end, then decide
@@ -185,6 +188,8 @@ export class ChatView {
     this.stopFollowing();
     try {
       await postStream("/v1/runs", {message, thread_id: this.threadId || undefined}, (ev) => {
+        if (ev.event === "run_started") this.showStop(ev.data.run_id);
+        if (ev.event === "run_finished") this.showStop(null);
         if (ev.event === "run_started" && ev.data.thread_id && !this.threadId) {
           this.threadId = ev.data.thread_id;
           history.replaceState(null, "", `#/threads/${encodeURIComponent(this.threadId)}`);
@@ -197,6 +202,7 @@ export class ChatView {
       conv.turn.note(error instanceof ApiError ? error.message : String(error), "error",
         error.status === 429 ? "Too many requests at once: wait a moment and send it again." : "");
     } finally {
+      this.showStop(null);
       this.busy = false;
       this.sendButton.disabled = false;
       this.input.focus();
@@ -205,8 +211,28 @@ export class ChatView {
     this.refreshThreads();
   }
 
+  /** The Stop button, shown while the run `runId` is in flight (null: hidden). */
+  showStop(runId) {
+    this.runId = runId;
+    this.stopButton.hidden = !runId;
+    this.stopButton.disabled = false;
+  }
+
+  /** Ask the run in flight to stop: it ends at its next step, its cards withdrawn. */
+  async stop() {
+    if (!this.runId) return;
+    this.stopButton.disabled = true;
+    try {
+      await api(`/v1/runs/${encodeURIComponent(this.runId)}/cancel`, {method: "POST"});
+      this.conv?.turn?.setBusy(true, "Stopping…");
+    } catch (error) {
+      this.stopButton.disabled = false;
+      this.conv?.turn?.note(`The run could not be stopped: ${error.message}`, "error");
+    }
+  }
+
   async finished(data) {
-    this.status.replaceChildren(statusPill(data.status));
+    this.status.replaceChildren(statusPill(data.status, data.status_label));
     this.refreshThreads();
     this.app.refreshBadge();
     if (!this.threadId || !this.app.me) return;

@@ -7,10 +7,11 @@ import {h, fill, trimmed, operationLabel} from "./dom.js";
 const TASK_STATES = {
   waiting: "Waiting", running: "Running", approval: "Needs approval", done: "Done",
   denied: "Denied", failed: "Failed", skipped: "Skipped", no_proposal: "Nothing proposed",
-  partial: "Partly done", needs_input: "Asked which",
+  partial: "Partly done", needs_input: "Asked which", withdrawn: "Withdrawn", stopped: "Stopped",
 };
 const FINISHED = {completed: "done", denied: "denied", failed: "failed", skipped: "skipped",
-  no_proposal: "no_proposal", partial: "partial", needs_input: "needs_input"};
+  no_proposal: "no_proposal", partial: "partial", needs_input: "needs_input",
+  withdrawn: "withdrawn"};
 
 class TaskRow {
   constructor(task) {
@@ -31,10 +32,11 @@ class TaskRow {
     this.toggle.setAttribute("aria-expanded", String(open));
   }
 
-  setState(state) {
+  /** `words`: the API's words for what happened (else the state's own). */
+  setState(state, words) {
     this.state = state;
     this.el.dataset.state = state;
-    this.badge.textContent = TASK_STATES[state] || state;
+    this.badge.textContent = words || TASK_STATES[state] || state;
   }
 
   setCalls(calls) {
@@ -97,12 +99,22 @@ export class Turn {
     }
   }
 
-  /** Changes no longer pending (a manager decided them) say so. */
+  /** A change's outcome, as a resumed run's task reported it, on its chip. */
+  settleChange(change) {
+    if (!change.change_id || change.outcome === "pending") return;
+    const chip = this.changes.querySelector(`[data-change-id="${CSS.escape(change.change_id)}"]`);
+    if (!chip) return;
+    chip.dataset.state = change.outcome === "applied" ? "applied" : "not_applied";
+    chip.dataset.outcome = change.outcome;
+    chip.querySelector(".chip-state").textContent = change.status_label || change.outcome;
+  }
+
+  /** Changes no longer pending whose outcome no event told (decided elsewhere) say so. */
   settleChanges(stillPending) {
     for (const chip of this.changes.querySelectorAll(".change-chip[data-state=pending]")) {
       if (stillPending.has(chip.dataset.changeId)) continue;
       chip.dataset.state = "decided";
-      chip.querySelector(".chip-state").textContent = "Decided";
+      chip.querySelector(".chip-state").textContent = "No longer waiting";
     }
   }
 
@@ -223,8 +235,13 @@ export class Conversation {
 
   on_task_finished(data) {
     const row = this.turn.row(data.task_id, {agent: data.agent});
-    row.setState(FINISHED[data.status] || data.status);
+    const changes = (data.calls || []).map((c) => c.change).filter(Boolean);
+    const last = changes[changes.length - 1];
+    // a task whose change did not apply did not do its job, whatever its status says
+    const undone = data.status === "completed" && last && !["applied", "pending"].includes(last.outcome);
+    row.setState(undone ? "not_done" : (FINISHED[data.status] || data.status), data.status_label);
     row.setCalls(data.calls);
+    for (const change of changes) this.turn.settleChange(change);
   }
 
   on_progress(data) {
@@ -236,7 +253,10 @@ export class Conversation {
   on_token(data) { this.turn.setBusy(true, "Writing the answer…"); this.turn.streamToken(data.text || ""); }
 
   on_answer(data) {
-    this.turn.setAnswer(data.text, data.sources);
+    // a paused run's answer: what it read now (its cards are the chips); older stored
+    // answers of a paused run have no `waiting` and are hidden when the run pauses
+    this.turn.readNow = Array.isArray(data.waiting) ? (data.read || "") : null;
+    this.turn.setAnswer(this.turn.readNow ?? data.text, data.sources);
     this.turn.setWarning(data.warning || "");
     this.turn.setOptions(Array.isArray(data.options) ? data.options.map(String) : [], this.onOption);
   }
@@ -251,10 +271,18 @@ export class Conversation {
   on_run_finished(data) {
     this.lastStatus = data.status;
     this.turn.setBusy(false);
+    if (data.status === "cancelled" || data.status === "failed") {  // no task goes on
+      const state = data.status === "cancelled" ? "stopped" : "failed";
+      for (const row of this.turn.rows.values()) {
+        if (row.state === "running" || row.state === "waiting") row.setState(state);
+      }
+    }
     for (const n of this.turn.notes.querySelectorAll(".note-wait")) n.remove();
     if (data.status === "awaiting_approval") {
-      this.turn.answer.hidden = true;  // it lists the waiting changes, which the chips show
-      this.turn.note("Waiting for a manager to decide. The answer appears here once they do.", "wait");
+      this.turn.answer.hidden = !this.turn.readNow;  // the chips show the waiting changes
+      this.turn.note(this.turn.readNow
+        ? "Waiting for a manager to decide the changes. The rest of the answer appears here once they do."
+        : "Waiting for a manager to decide. The answer appears here once they do.", "wait");
     }
     this.onFinished(data);
   }

@@ -68,12 +68,14 @@ export function trimmed(text, max = 600) {
 
 const STATUS_WORDS = {
   running: "Running", completed: "Completed", completed_with_errors: "Completed with errors",
-  awaiting_approval: "Waiting for approval", failed: "Failed",
+  awaiting_approval: "Waiting for approval", failed: "Failed", cancelled: "Stopped",
 };
 
 /** A thread's or run's status as a coloured pill. */
-export function statusPill(status) {
-  return h("span", {class: `pill pill-${status || "unknown"}`}, STATUS_WORDS[status] || status || "New");
+export function statusPill(status, words) {
+  // the API's words say what happened (a completed run with nothing done is "Not done")
+  const tone = status === "completed" && words && words !== STATUS_WORDS.completed ? "completed_with_errors" : status;
+  return h("span", {class: `pill pill-${tone || "unknown"}`}, words || STATUS_WORDS[status] || status || "New");
 }
 
 /** "members.update" → "Members · update". */

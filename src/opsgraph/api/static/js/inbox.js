@@ -23,7 +23,8 @@ function flatten(value, prefix = "", out = {}) {
 export function diffTable(oldValue, newValue) {
   const before = flatten(oldValue || {});
   const after = flatten(newValue || {});
-  const keys = [...new Set([...Object.keys(after), ...Object.keys(before)])];
+  // ids are for the machine: the names beside them are what a manager reads
+  const keys = [...new Set([...Object.keys(after), ...Object.keys(before)])].filter((k) => !/(^|_)id$/.test(k));
   if (!keys.length) return h("p", {class: "muted"}, "No field-level details for this change.");
   return h("table", {class: "diff"},
     h("thead", {}, h("tr", {}, h("th", {scope: "col"}, "Field"), h("th", {scope: "col"}, "Now"), h("th", {scope: "col"}, "After"))),
@@ -108,9 +109,12 @@ class ChangeCard {
     this.error.textContent = "";
     for (const b of this.el.querySelectorAll("button")) b.disabled = true;
     try {
-      await api(`/v1/approvals/${encodeURIComponent(this.card.change_id)}`, {method: "POST", body: {decision, ...extra}});
-      this.settle(DONE_WORDS[decision], "ok");
-      toast(`${DONE_WORDS[decision]}: ${this.card.summary}`, "ok");
+      const done = await api(`/v1/approvals/${encodeURIComponent(this.card.change_id)}`, {method: "POST", body: {decision, ...extra}});
+      // the change's new status in the API's words: an approval that failed to apply says so
+      const words = done.status === "failed" ? done.status_label : DONE_WORDS[decision];
+      const kind = done.status === "failed" ? "error" : ["approve", "edit"].includes(decision) ? "ok" : "info";
+      this.settle(words, kind === "error" ? "lost" : kind);
+      toast(`${words}: ${this.card.summary}`, kind);
       this.inbox.changed();
     } catch (error) {
       for (const b of this.el.querySelectorAll("button")) b.disabled = false;
