@@ -287,3 +287,26 @@ def test_parallel_cards_are_resumed_by_interrupt_id_in_any_order(server: AppServ
     assert applies(demo_db, jane["change_id"]) == 1
     assert applies(demo_db, emily["change_id"]) == 0
     assert manager.threads.get_state(thread["thread_id"])["interrupts"] == []
+
+
+def test_a_run_in_flight_is_cancelled_from_the_client(server: AppServer, demo_db: Any) -> None:
+    from tests.e2e.flows import wait_for
+    from tests.e2e.test_cancel_run import phone_and_slow_read
+
+    staff = client_for(server, "staff")
+    thread = staff.threads.create()
+    server.write_script(phone_and_slow_read())
+    run = staff.runs.create(thread["thread_id"], "opsgraph", input={"messages": [
+        {"type": "human", "content": "Change Emily's phone and check court 1"}]})
+    # the phone card is recorded while the slow read's model call is still going on
+    wait_for(lambda: demo_db["pending_changes"].find_one({"tenant_id": "demo"}))
+    staff.runs.cancel(thread["thread_id"], run["run_id"], wait=True)
+    assert staff.runs.get(thread["thread_id"], run["run_id"])["status"] == "interrupted"
+    [change] = demo_db["pending_changes"].find({"tenant_id": "demo"})
+    assert change["status"] == "withdrawn"
+    assert demo_db["members"].find_one({"_id": EMILY})["phone"] == "+44 7700 900788"
+    with pytest.raises(ConflictError):  # finished: nothing to stop
+        staff.runs.cancel(thread["thread_id"], run["run_id"])
+    with pytest.raises(NotFoundError):  # another staff member's run is not theirs to see
+        client_for(server, "staff", user="other").runs.cancel(thread["thread_id"],
+                                                               run["run_id"])

@@ -26,4 +26,5 @@ ROUTES = [
     Route(_RUN, runs.run_get, methods=["GET"]),
     Route(f"{_RUN}/join", runs.run_join, methods=["GET"]),
     Route(f"{_RUN}/stream", runs.run_stream, methods=["GET"]),
+    Route(f"{_RUN}/cancel", runs.run_cancel, methods=["POST"]),
 ]

@@ -84,6 +84,14 @@ def protocol_routes() -> tuple[ApiRoute, ...]:
                  response=(ThreadValues,)),
         ApiRoute("GET", f"{_RUN}/stream", "Agent Protocol: the run's stored parts, then live",
                  "bearer", body="parts", errors=(400,), params=(_THREAD, _RUN_ID)),
+        ApiRoute("POST", f"{_RUN}/cancel", "Agent Protocol: stop a run in flight at its next "
+                 "step (its undecided cards withdrawn); 409 when it already finished", "bearer",
+                 ok=202, response=(ProtocolRun,), errors=(400, 403, 409),
+                 params=(_THREAD, _RUN_ID,
+                         Param("wait", "query", {"type": "integer", "enum": [0, 1]},
+                               "1: answer once the run has stopped (200)"),
+                         Param("action", "query", {"type": "string", "enum": ["interrupt"]},
+                               "only `interrupt`: stop the run where it is"))),
         ApiRoute("POST", "/ag-ui", "AG-UI: a RunAgentInput run (or resumed) as AG-UI events",
                  "bearer", body="parts", request=(RunAgentInput,), errors=(403, 409, 410, 429)),
         ApiRoute("GET", METADATA_PATH, "MCP: the user link's protected-resource metadata "

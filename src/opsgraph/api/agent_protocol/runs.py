@@ -214,6 +214,41 @@ def _finished(principal: Principal, thread_id: str, run_id: str) -> bool:
     return bool(run_doc(principal, thread_id, run_id)["status"] != "running")
 
 
+def cancel(principal: Principal, thread_id: str, run_id: str) -> dict[str, Any]:
+    """Stop a run in flight, as `POST /v1/runs/{run_id}/cancel` does (the run ends
+    `cancelled` at its next step, its undecided cards withdrawn); the run as it is now."""
+    from opsgraph.engine.cancel import request_cancel
+
+    run_doc(principal, thread_id, run_id)  # 404 for a run not on this thread, or another's
+    request_cancel(principal, run_id)  # 409 when it already finished
+    return run_doc(principal, thread_id, run_id)
+
+
+async def run_cancel(request: Request) -> Response:
+    """`POST /threads/{id}/runs/{run_id}/cancel[?wait=1]`: 202 and the run; with `wait`,
+    200 once it has stopped. Only `action=interrupt` (stop where it is) is served."""
+    from opsgraph.api.numbers import parse_number
+
+    principal = await caller(request)
+    thread_id = _thread_id(request)
+    run_id = str(request.path_params["run_id"])
+    action = request.query_params.get("action", "interrupt")
+    if action != "interrupt":
+        raise BadInput(f"action: {action!r} is not served; 'interrupt' stops the run where "
+                       "it is (nothing it proposed applies without a decision)",
+                       field="action")
+    wait = parse_number(request.query_params.get("wait", "0"), "wait", "0 or 1", 1) == 1
+    run = await run_in_threadpool(cancel, principal, thread_id, run_id)
+    if not wait:
+        return JSONResponse(run, status_code=202)
+    until = time.monotonic() + MAX_FOLLOW_S
+    while not await run_in_threadpool(_finished, principal, thread_id, run_id):
+        if time.monotonic() > until:
+            break
+        await asyncio.sleep(POLL_S)
+    return JSONResponse(await run_in_threadpool(run_doc, principal, thread_id, run_id))
+
+
 async def run_join(request: Request) -> Response:
     """`GET /threads/{id}/runs/{run_id}/join`: the thread's values once the run finished."""
     from opsgraph.api.agent_protocol.views import thread_state
