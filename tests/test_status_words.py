@@ -43,7 +43,8 @@ def test_every_change_status_is_mapped() -> None:
 
 @pytest.mark.parametrize(("status", "words"), [
     ("completed", "Done"), ("no_proposal", "Nothing proposed"), ("denied", "Not allowed"),
-    ("failed", "Failed"), ("skipped", "Skipped"), ("withdrawn", "Withdrawn")])
+    ("failed", "Failed"), ("skipped", "Skipped"), ("withdrawn", "Withdrawn"),
+    ("partial", "Partly done"), ("needs_input", "Asked which")])
 def test_each_task_status_has_its_words(status: str, words: str) -> None:
     assert task_label(status) == words
     assert set(TASK_WORDS) == set(get_args(TaskStatus))

@@ -30,7 +30,9 @@ OUTCOME_STATUS: Final[dict[str, str]] = {"revise": "superseded"}
 
 TASK_WORDS: Final[dict[str, str]] = {
     "completed": "Done",
+    "partial": "Partly done",
     "no_proposal": "Nothing proposed",
+    "needs_input": "Asked which",
     "denied": "Not allowed",
     "failed": "Failed",
     "skipped": "Skipped",

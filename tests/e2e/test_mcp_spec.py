@@ -109,7 +109,8 @@ def test_an_admin_agent_runs_the_tenants_settings_and_reads_its_catalogue(
     assert seen["before"].structured_content["capability_mode"] == "observe"
     assert seen["set"].structured_content == {
         "capability_mode": "enforce", "off_topic_reply": "Ask us about the club.",
-        "modules": [], "harness_agent_may_force": False}
+        "modules": [], "harness_agent_may_force": False,
+        "separation_of_duties": ["invoices.refund", "invoices.issue"]}
     assert seen["force"].is_error  # an agent may not let itself force activations
     assert "harness_agent_may_force" in seen["force"].content[0].text
     tenant = demo_db["tenants"].find_one({"_id": "demo"})
