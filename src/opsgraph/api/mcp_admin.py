@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from opsgraph.api.mcp_admin_tenant import SettingsArgs, catalogue, settings_get, settings_set
+from opsgraph.api.mcp_spec import Writes
 from opsgraph.api.mcp_user import (
     McpUser,
     call_user_link_tool,
@@ -223,12 +224,19 @@ class AdminTool:
     description: str
     args: type[BaseModel]
     run: Callable[[Principal, Any], dict[str, Any]]
-    writes: bool = False
-    """It changes the tenant's data (a read-only caller is refused it, in `call_admin_tool`)."""
+    writes: Writes | None = None
+    """How it changes the tenant's data (None: it only reads). A read-only caller is refused
+    it, in `call_admin_tool`; its MCP annotations say so."""
 
     def schema(self) -> dict[str, Any]:
         return self.args.model_json_schema()
 
+
+# how the admin tools that write change the tenant (their MCP annotations)
+SAVES = Writes(destructive=False, idempotent=False)  # a new harness version each call
+TESTS = Writes(destructive=False, idempotent=True)  # a version's test report, replaced
+REPLACES = Writes(destructive=True, idempotent=True)  # state set to what the call says
+ROLLS_BACK = Writes(destructive=True, idempotent=False)  # each call steps one back
 
 ADMIN_TOOLS: dict[str, AdminTool] = {
     "harness_schema": AdminTool("The JSON schema of a harness version document.", NoArgs,
@@ -237,18 +245,18 @@ ADMIN_TOOLS: dict[str, AdminTool] = {
                              "default).", VersionArg, harness_get),
     "harness_set": AdminTool("Validate and save a new harness version (not activated); "
                              "returns its number and its changes from the active version.",
-                             SetArgs, harness_set, writes=True),
+                             SetArgs, harness_set, writes=SAVES),
     "harness_validate": AdminTool("Check a harness document without saving it: `{valid, "
                                   "problems: [{path, message}]}`.", DocArgs, harness_validate),
     "harness_test": AdminTool("Run a version's own tests (default: the active version); "
                               "the report is kept beside the version.", VersionArg,
-                              harness_test, writes=True),
+                              harness_test, writes=TESTS),
     "harness_activate": AdminTool("Run a version's tests and activate it if they pass; "
                                   "`force` overrides failing tests only where the tenant "
                                   "allows agents to.", ActivateArgs, harness_activate,
-                                  writes=True),
+                                  writes=REPLACES),
     "harness_rollback": AdminTool("Re-activate the version that was active before the "
-                                  "current one.", NoArgs, harness_rollback, writes=True),
+                                  "current one.", NoArgs, harness_rollback, writes=ROLLS_BACK),
     "harness_versions": AdminTool("Every harness version with which is active and its last "
                                   "test result.", NoArgs, harness_versions),
     "answer_log": AdminTool("The tenant's recent runs, newest first: request, harness steps "
@@ -257,19 +265,19 @@ ADMIN_TOOLS: dict[str, AdminTool] = {
     "documents_list": AdminTool("The tenant's knowledge documents and knowledge version.",
                                 NoArgs, documents_list),
     "documents_add": AdminTool("Add or replace a knowledge document (Markdown or text, at "
-                               "most 1 MiB).", DocumentAddArgs, documents_add, writes=True),
+                               "most 1 MiB).", DocumentAddArgs, documents_add, writes=REPLACES),
     "documents_remove": AdminTool("Remove a knowledge document.", SlugArg, documents_remove,
-                                  writes=True),
+                                  writes=REPLACES),
     "models_get": AdminTool("The per-agent model overrides and the models allowed.", NoArgs,
                             models_get),
     "models_set": AdminTool("Replace every per-agent model override.", TenantModelsRequest,
-                            models_set, writes=True),
+                            models_set, writes=REPLACES),
     "settings_get": AdminTool("The tenant's settings: capability mode, off-topic reply, "
                               "modules, whether an agent may force an activation.", NoArgs,
                               settings_get),
     "settings_set": AdminTool("Set the capability mode, the off-topic reply and the modules "
                               "(whether an agent may force an activation is a person's "
-                              "choice: not here).", SettingsArgs, settings_set, writes=True),
+                              "choice: not here).", SettingsArgs, settings_set, writes=REPLACES),
     "catalogue": AdminTool("The agents of the registry as the admin may use them: domain, "
                            "kind, operations, roles, model.", NoArgs, catalogue),
 }
@@ -302,7 +310,7 @@ def admin_server() -> Server[Any]:
                          params: PaginatedRequestParams | None) -> ListToolsResult:
         listed = await list_user_tools(request_principal(ctx))
         listed += [types.Tool(name=name, description=tool.description,
-                              input_schema=tool.schema(), annotations=admin_hints(name))
+                              input_schema=tool.schema(), annotations=admin_hints(tool.writes))
                    for name, tool in ADMIN_TOOLS.items()]
         return types.ListToolsResult(tools=listed)
 

@@ -13,6 +13,7 @@ OAuth authorization flow) and how to send one.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
@@ -26,13 +27,15 @@ TOKEN_HELP = ("opsgraph signs its own bearer tokens: `opsgraph token --tenant T 
               "--role R` prints one (the dashboard's sign-in gives one too). Send it as "
               "`Authorization: Bearer <token>`; there is no OAuth authorization flow.")
 
-# admin tools that change tenant state: name → (destructive, idempotent)
-ADMIN_WRITES: dict[str, tuple[bool, bool]] = {
-    "harness_set": (False, False), "harness_test": (False, True),
-    "harness_activate": (True, True), "harness_rollback": (True, False),
-    "documents_add": (True, True), "documents_remove": (True, True),
-    "models_set": (True, True), "settings_set": (True, True),
-}
+
+@dataclass(frozen=True, slots=True)
+class Writes:
+    """How an admin tool changes tenant state (its annotations; a read-only caller is
+    refused it)."""
+
+    destructive: bool
+    idempotent: bool
+
 
 TOOL_RESULT_SCHEMA: dict[str, Any] = {
     "type": "object", "required": ["ok"], "properties": {
@@ -74,15 +77,14 @@ def ask_hints() -> ToolAnnotations:
                                  idempotent_hint=False, open_world_hint=False)
 
 
-def admin_hints(name: str) -> ToolAnnotations:
+def admin_hints(writes: Writes | None) -> ToolAnnotations:
     """An admin tool's hints: a read, or a write with its destructive/idempotent kind."""
     import mcp_types as types
 
-    if name not in ADMIN_WRITES:
+    if writes is None:
         return read_hints()
-    destructive, idempotent = ADMIN_WRITES[name]
-    return types.ToolAnnotations(read_only_hint=False, destructive_hint=destructive,
-                                 idempotent_hint=idempotent, open_world_hint=False)
+    return types.ToolAnnotations(read_only_hint=False, destructive_hint=writes.destructive,
+                                 idempotent_hint=writes.idempotent, open_world_hint=False)
 
 
 def server_version() -> str:

@@ -12,33 +12,30 @@ then compares instants (a datetime) or days (a date), so "tomorrow" read as toda
 
 from __future__ import annotations
 
-import re
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from opsgraph.evals.cases import Case
+from opsgraph.resolve.score import OFFSET, at_offset
 
-RELATIVE = re.compile(r"^(?P<base>week)?(?P<sign>[+-])(?P<days>\d+)d(?:\s+(?P<hh>\d{1,2}):"
-                      r"(?P<mm>\d{2}))?$")
+WEEK = "week"
+"""The prefix of an offset from the seeded week's Monday ("week+3d 18:00")."""
 
 
 def is_relative(value: Any) -> bool:
     """Whether `value` is a relative time of this module's form."""
-    return isinstance(value, str) and RELATIVE.match(value.strip()) is not None
+    return isinstance(value, str) and OFFSET.match(value.strip().removeprefix(WEEK)) is not None
 
 
 def absolute(value: str, today: date, week: date, zone: ZoneInfo) -> str:
     """The ISO 8601 date or datetime a relative time stands for."""
-    found = RELATIVE.match(value.strip())
-    if found is None:
+    text = value.strip()
+    base = week if text.startswith(WEEK) else today
+    when = at_offset(text.removeprefix(WEEK), base, zone)
+    if when is None:
         return value
-    days = int(found["days"]) * (-1 if found["sign"] == "-" else 1)
-    day = (week if found["base"] else today) + timedelta(days=days)
-    if found["hh"] is None:
-        return day.isoformat()
-    moment = datetime.combine(day, time(int(found["hh"]), int(found["mm"])), tzinfo=zone)
-    return moment.isoformat()
+    return when.isoformat() if isinstance(when, datetime) else when
 
 
 def _resolved(value: Any, today: date, week: date, zone: ZoneInfo) -> Any:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
@@ -35,7 +35,22 @@ from opsgraph.store.scope import TenantScope
 Document = dict[str, Any]
 TARGET = 0.95
 """The accuracy the resolver must reach on a labelled set (`opsgraph eval` exits 1 below)."""
-_OFFSET = re.compile(r"^(?P<sign>[+-])(?P<days>\d+)d(?:\s+(?P<h>\d{1,2}):(?P<m>\d{2}))?$")
+OFFSET = re.compile(r"^(?P<sign>[+-])(?P<days>\d+)d(?:\s+(?P<h>\d{1,2}):(?P<m>\d{2}))?$")
+"""A day offset, "+3d" or "-1d", optionally at a time of day: "+3d 18:00"."""
+
+
+def at_offset(offset: str, base: date, zone: ZoneInfo) -> datetime | str | None:
+    """"+3d 18:00" → that instant in `zone`, N days after `base`; "+5d" → that date (ISO);
+    None when `offset` is not of that form. The labelled resolver sets and the eval cases'
+    expected times (`evals.relative`) both write times so."""
+    m = OFFSET.match(offset.strip())
+    if not m:
+        return None
+    day = base + timedelta(days=int(m.group("days")) * (1 if m.group("sign") == "+" else -1))
+    if m.group("h") is None:
+        return day.isoformat()
+    return datetime(day.year, day.month, day.day, int(m.group("h")), int(m.group("m")),
+                    tzinfo=zone)
 
 
 def anchor_of(scope: TenantScope) -> datetime:
@@ -48,16 +63,11 @@ def anchor_of(scope: TenantScope) -> datetime:
 
 
 def from_offset(offset: str, anchor: datetime, zone: ZoneInfo) -> datetime | str:
-    """"+3d 18:00" → that instant in `zone`; "+5d" → that date (ISO); BadInput otherwise."""
-    m = _OFFSET.match(offset.strip())
-    if not m:
+    """`at_offset` from the anchor's day in `zone`; BadInput when it is not an offset."""
+    when = at_offset(offset, anchor.astimezone(zone).date(), zone)
+    if when is None:
         raise BadInput(f"offset {offset!r}: expected '+Nd' or '+Nd HH:MM'")
-    days = int(m.group("days")) * (1 if m.group("sign") == "+" else -1)
-    day = anchor.astimezone(zone).date() + timedelta(days=days)
-    if m.group("h") is None:
-        return day.isoformat()
-    return datetime(day.year, day.month, day.day, int(m.group("h")), int(m.group("m")),
-                    tzinfo=zone)
+    return when
 
 
 def clock_at(scope: TenantScope, offset: str) -> datetime:
@@ -93,7 +103,7 @@ def _value(kind: str, raw: object, anchor: datetime, zone: ZoneInfo) -> str | No
     if raw is None:
         return None
     text = str(raw)
-    if kind in ("datetime", "date") and _OFFSET.match(text.strip()):
+    if kind in ("datetime", "date") and OFFSET.match(text.strip()):
         when = from_offset(text, anchor, zone)
         return when.isoformat() if isinstance(when, datetime) else when
     return text
