@@ -31,7 +31,7 @@ from opsgraph.engine.plan import (
     number_tasks,
     plan_problems,
 )
-from opsgraph.engine.plan_review import review_plan
+from opsgraph.engine.plan_review import names_a_write, review_plan
 from opsgraph.engine.state import RunState, state_update
 from opsgraph.errors import RunAborted
 
@@ -82,19 +82,26 @@ def _first_sentence(text: str) -> str:
     return re.split(r"(?<=[.:])\s", text, maxsplit=1)[0].rstrip(":").strip()
 
 
+def clauses_of(request: str) -> list[str]:
+    """The asks of a several-ask request (two words or more each; none for a single ask),
+    embedded with the request in one call for the ranker that reads them next."""
+    from opsgraph.knowledge.embeddings import get_embedder
+
+    clauses = [c for c in _CLAUSES.split(request) if len(c.split()) >= 2]
+    if len(clauses) < 2:
+        return []
+    get_embedder().embed_queries([request, *clauses])
+    return clauses
+
+
 def candidate_capabilities(request: str, registry: Registry) -> dict[str, str]:
     """`domain.verb` → what it does, for the agents the ranker finds for `request`."""
-    from opsgraph.knowledge.embeddings import get_embedder
     from opsgraph.registry.matrix import route
     from opsgraph.registry.ranker import rank_agents
 
-    clauses = [c for c in _CLAUSES.split(request) if len(c.split()) >= 2]
-    if len(clauses) > 1:  # the request and its clauses in one embedding call
-        get_embedder().embed_queries([request, *clauses])
     ranked = list(rank_agents(request, top_k=CANDIDATE_AGENTS))
-    if len(clauses) > 1:
-        for clause in clauses:
-            ranked.extend(rank_agents(clause, top_k=3))
+    for clause in clauses_of(request):
+        ranked.extend(rank_agents(clause, top_k=3))
     found: dict[str, str] = {}
     for candidate in sorted(ranked, key=lambda r: -r.score):
         spec = registry.get(candidate.agent)
@@ -157,12 +164,6 @@ def _draft(ctx: RunContext, spec: str, messages: list[BaseMessage],
         return None, str(exc).replace("\n", " ")[:400]
 
 
-_WRITE_WORDS = re.compile(
-    r"\b(?:book|rebook|reserve|cancel|scrap|delete|remove|change|update|edit|move|swap|"
-    r"reschedule|refund|send|e-?mail|notify|remind|register|enrol|enroll|sign\s+(?:\w+\s+)?"
-    r"up|add|assign|issue|invoice|charge|create|schedule|freeze|pause|suspend|terminate|"
-    r"renew|upgrade|downgrade|promote|announce|approve|waitlist)\w*", re.IGNORECASE)
-"""The words of a request that asks for a change: such a request always gets the planner."""
 KNOWLEDGE_SCORE = 0.3
 """The ranker's score a knowledge agent needs to take a question without the planner (on the
 demo registry, questions score 0.38 to 0.93; a stray word ranked first scores about 0.3)."""
@@ -189,14 +190,13 @@ def knowledge_question(request: str, history: list[Turn] | None = None) -> TaskP
     call when the pre-read answers it."""
     from opsgraph.registry.ranker import rank_agents
 
-    if _WRITE_WORDS.search(request) or not (len(request.split()) >= 2
-                                            or request.rstrip().endswith("?")):
+    if names_a_write(request) or not (len(request.split()) >= 2
+                                      or request.rstrip().endswith("?")):
         return None  # a change, or one bare word ("launch"): the planner reads it
     request = follow_up(request, history or [])
+    clauses = clauses_of(request)
     best = rank_agents(request, top_k=1)
-    clauses = [c for c in _CLAUSES.split(request) if len(c.split()) >= 2]
-    if len(clauses) > 1:
-        best += [r for clause in clauses for r in rank_agents(clause, top_k=1)]
+    best += [r for clause in clauses for r in rank_agents(clause, top_k=1)]
     if not best or any(r.domain != "knowledge" or r.score < KNOWLEDGE_SCORE for r in best):
         return None
     return TaskPlan(tasks=[PlannedTask(id="t1", domain="knowledge", operation="search",

@@ -21,15 +21,21 @@ import re
 
 from opsgraph.engine.plan import PlannedTask, TaskPlan
 
-# Words with which people ask for a change (any tense, any politeness). A question with
-# none of them ("is court 1 free?", "where do I park?") asks for nothing to be changed.
+# Verbs that name a change outright: a request holding one is never a plain question (the
+# knowledge agents' fast path, `decompose.knowledge_question`, leaves it to the planner).
+_WRITE_VERBS = (
+    r"book|rebook|reserve|cancel|scrap|delete|remove|change|update|edit|move|swap|"
+    r"reschedule|refund|send|e-?mail|notify|remind|register|enrol|enroll|sign\s+(?:\w+\s+)?"
+    r"up|add|assign|issue|invoice|charge|create|schedule|freeze|pause|suspend|terminate|"
+    r"renew|upgrade|downgrade|promote|announce|approve|waitlist")
+_WRITE = re.compile(rf"\b(?:{_WRITE_VERBS})\w*", re.IGNORECASE)
+# Words with which people ask for a change (any tense, any politeness): those verbs and the
+# looser words around them. A question with none of them ("is court 1 free?", "where do I
+# park?") asks for nothing to be changed.
 _CHANGE_WORDS = (
-    r"book|rebook|reserve|cancel|scrap|drop|delete|remove|change|chang|update|edit|correct|"
-    r"fix|set|move|swap|reschedule|refund|reimburse|credit|send|e-?mail|text|message|"
-    r"notify|remind|tell|let\s+\w+\s+know|register|enrol|enroll|sign|add|put|assign|give|"
-    r"cover|issue|invoice|bill|charge|create|make|schedule|arrange|freeze|pause|suspend|"
-    r"terminate|end|renew|upgrade|downgrade|report|log|raise|promote|close|open|announce|"
-    r"new|moved|married|switch|replace|waitlist|approve|mark|"
+    _WRITE_VERBS + r"|drop|chang|correct|fix|set|reimburse|credit|text|message|tell|"
+    r"let\s+\w+\s+know|sign|put|give|cover|bill|make|arrange|end|report|log|raise|close|"
+    r"open|new|moved|married|switch|replace|mark|"
     # asking for what was just discussed: "please see to it", "go ahead", "sort it out"
     r"see\s+to|go\s+ahead|do\s+(?:it|that|this)\b|sort\s+(?:it|that|this|out)|deal\s+with|"
     r"take\s+care|handle|proceed")
@@ -43,6 +49,11 @@ _QUESTION = re.compile(
 _COMMON = frozenset(
     "the a an to of for and or in on at by with from my me i you your our us it its this "
     "that please pls can could would will is are be".split())
+
+
+def names_a_write(request: str) -> bool:
+    """True when the request holds a verb that names a change outright ("book", "refund")."""
+    return bool(_WRITE.search(request))
 
 
 def asks_for_change(request: str) -> bool:

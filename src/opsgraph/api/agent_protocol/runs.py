@@ -214,6 +214,16 @@ def _finished(principal: Principal, thread_id: str, run_id: str) -> bool:
     return bool(run_doc(principal, thread_id, run_id)["status"] != "running")
 
 
+async def _until_finished(principal: Principal, thread_id: str, run_id: str) -> None:
+    """Wait (polling the store: the run may be another process's) until the run has
+    finished, for at most `MAX_FOLLOW_S`."""
+    until = time.monotonic() + MAX_FOLLOW_S
+    while not await run_in_threadpool(_finished, principal, thread_id, run_id):
+        if time.monotonic() > until:
+            return
+        await asyncio.sleep(POLL_S)
+
+
 def cancel(principal: Principal, thread_id: str, run_id: str) -> dict[str, Any]:
     """Stop a run in flight, as `POST /v1/runs/{run_id}/cancel` does (the run ends
     `cancelled` at its next step, its undecided cards withdrawn); the run as it is now."""
@@ -241,11 +251,7 @@ async def run_cancel(request: Request) -> Response:
     run = await run_in_threadpool(cancel, principal, thread_id, run_id)
     if not wait:
         return JSONResponse(run, status_code=202)
-    until = time.monotonic() + MAX_FOLLOW_S
-    while not await run_in_threadpool(_finished, principal, thread_id, run_id):
-        if time.monotonic() > until:
-            break
-        await asyncio.sleep(POLL_S)
+    await _until_finished(principal, thread_id, run_id)
     return JSONResponse(await run_in_threadpool(run_doc, principal, thread_id, run_id))
 
 
@@ -256,11 +262,7 @@ async def run_join(request: Request) -> Response:
     principal = await caller(request)
     thread_id = _thread_id(request)
     run_id = str(request.path_params["run_id"])
-    until = time.monotonic() + MAX_FOLLOW_S
-    while not await run_in_threadpool(_finished, principal, thread_id, run_id):
-        if time.monotonic() > until:
-            break
-        await asyncio.sleep(POLL_S)
+    await _until_finished(principal, thread_id, run_id)
     state = await run_in_threadpool(thread_state, principal, thread_id)
     values = dict(state["values"])
     if state["interrupts"]:
