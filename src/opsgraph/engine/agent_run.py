@@ -20,7 +20,6 @@ from opsgraph.engine.slot_reading import (
     SlotReading,
     checked_tools,
     direct_call,
-    display,
     read_slots,
 )
 from opsgraph.engine.state import TaskResult
@@ -203,7 +202,7 @@ def clarifying_result(reading: SlotReading, asked: tuple[str, list[str], str]) -
     """The loop's result for a task that asks which record a required slot means."""
     question, _, slot = asked
     mention = reading.ambiguous[slot]
-    options = [{"value": c.value, "label": display(c.label)} for c in mention.candidates]
+    options = [{"value": c.value, "label": c.label} for c in mention.candidates]
     return LoopResult(content=question, rounds=0,
                       asking={"question": question, "slot": slot, "options": options})
 

@@ -14,7 +14,6 @@ every required argument is a resolved slot is called by code, with no model turn
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
@@ -32,13 +31,6 @@ KIND_OF_COLLECTION = {"members": "member", "staff": "staff", "resources": "resou
                       "events": "event", "bookings": "booking", "invoices": "invoice"}
 """The record kind a reference argument names, by the collection it resolves in."""
 HISTORY_TURNS = 4
-_RECORD_ID = re.compile(r"\s*\(?\b[a-z]{2,}_[a-z0-9]+_[A-Za-z0-9_]+\b\)?")
-
-
-def display(label: str) -> str:
-    """A resolver label as a model or a person is shown it: without record ids
-    ("booking bkg_demo_0182 at Tue 01 Dec 08:00" → "booking at Tue 01 Dec 08:00")."""
-    return " ".join(_RECORD_ID.sub("", label).split()) or label
 
 
 @dataclass
@@ -57,7 +49,7 @@ class SlotReading:
         for name in self.required:
             mention = self.ambiguous.get(name)
             if mention is not None and name not in self.filled:
-                options = [display(c.label) for c in mention.candidates]
+                options = [c.label for c in mention.candidates]
                 return (f"Which {mention.kind} do you mean by “{mention.text}”: "
                         + " or ".join(options) + "?", options, name)
         return None
@@ -73,7 +65,7 @@ class SlotReading:
         for name, mention in self.ambiguous.items():
             if name not in self.filled:
                 lines.append(f"- {name}: several match “{mention.text}” — "
-                             + " or ".join(display(c.label) for c in mention.candidates)
+                             + " or ".join(c.label for c in mention.candidates)
                              + ": ask which one")
         return "\n".join(lines)
 
@@ -103,7 +95,7 @@ def shown(mention: Mention) -> str:
             return f"{day:%a} {day.day} {day:%b %Y} ({value})"
         except ValueError:
             return value
-    return display(mention.label or value)
+    return mention.label or value
 
 
 def read_slots(ctx: RunContext, agent: AgentSpec, task: PlannedTask,
@@ -157,8 +149,8 @@ def _checked(tool: BoundTool, reading: SlotReading) -> Any:
             given = raw.get(arg) if isinstance(raw, dict) else None
             if not named or given is None:
                 continue
-            labels = [display(m.label or m.text) for m in named if m.value] or [
-                display(c.label) for m in named for c in m.candidates]
+            labels = [m.label or m.text for m in named if m.value] or [
+                c.label for m in named for c in m.candidates]
             ids = {m.value for m in named} | {c.value for m in named for c in m.candidates}
             hint = (f"the request names {' and '.join(labels)}; call {tool.name} again with "
                     f"{arg} {labels[0]!r}")

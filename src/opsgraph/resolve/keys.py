@@ -82,12 +82,12 @@ def _may_see(ctx: Context, doc: Document, owner: str | None) -> bool:
 
 
 def label_of(collection: str, doc: Document) -> str:
-    """How a record is named to a person: its name, title or number; a booking by its
-    time."""
+    """How a record is named to a person (and a model: never its id): its name, title or
+    number; a booking by its time (a member's bookings of a day never overlap)."""
     field = _LABELS.get(collection)
     if field and doc.get(field):
         return str(doc[field])
     start = doc.get("start")
     if collection == "bookings" and start is not None:
-        return f"booking {doc['_id']} at {start:%a %d %b %H:%M}"
+        return f"booking at {start:%a %d %b %H:%M}"
     return str(doc["_id"])
