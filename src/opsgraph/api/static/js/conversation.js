@@ -4,9 +4,11 @@
 
 import {h, fill, trimmed, operationLabel} from "./dom.js";
 
+// The page's own words: a task in flight, and a finished task whose event carries no
+// `status_label` (stored before the API named it) — the same words as opsgraph.status_words.
 const TASK_STATES = {
   waiting: "Waiting", running: "Running", approval: "Needs approval", done: "Done",
-  denied: "Denied", failed: "Failed", skipped: "Skipped", no_proposal: "Nothing proposed",
+  denied: "Not allowed", failed: "Failed", skipped: "Skipped", no_proposal: "Nothing proposed",
   partial: "Partly done", needs_input: "Asked which", withdrawn: "Withdrawn", stopped: "Stopped",
 };
 const FINISHED = {completed: "done", denied: "denied", failed: "failed", skipped: "skipped",
