@@ -1,9 +1,9 @@
 """Stopping a run in flight (`POST /v1/runs/{run_id}/cancel`).
 
-The request only raises a flag in the store — on the thread's summary, `cancel_run_id` —
-because the run may be going on in another process (Lambda runs one request per
-instance). The run reads the flag where it already reads the store for its lease (every
-step of the graph, each sub-task as it starts, and before it pauses) and ends
+The request only marks the run's thread lease in the store (`cancel`, naming the lease's
+holder), because the run may be going on in another process (Lambda runs one request per
+instance). The run reads the mark in the same read that confirms its lease (every step of
+the graph, each sub-task as it starts, and before it pauses: `RunContext.step`) and ends
 `cancelled` there: its undecided cards are `withdrawn`, and nothing is half written, since
 a run applies nothing itself (a change applies only by a decision's compare-and-set).
 """
@@ -13,6 +13,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from opsgraph.engine.threads import LEASES
 from opsgraph.errors import Conflict, Forbidden, NotFound, RunAborted
 from opsgraph.principal import Principal, Role
 from opsgraph.store.scope import TenantScope
@@ -26,12 +27,19 @@ class RunCancelled(RunAborted):
     code = "cancelled"
 
 
-def cancel_requested(scope: TenantScope, thread_id: str, run_id: str) -> bool:
-    """Someone asked this run to stop (read in the store)."""
-    from opsgraph.engine.thread_log import THREADS
-
-    return scope[THREADS].find_one({"thread_id": thread_id, "cancel_run_id": run_id},
-                                   projection={"_id": 1}) is not None
+def _mark_lease(scope: TenantScope, thread_id: str, run_id: str, by: str) -> bool:
+    """Mark the live lease of the thread's run as asked to stop, for its holder only (a
+    later run takes the lease as another owner and reads no mark of its own); False when
+    no run holds the thread any more."""
+    leases = scope[LEASES]
+    held = leases.find_one({"thread_id": thread_id, "until": {"$gte": datetime.now(UTC)}},
+                           projection={"owner": 1})
+    if held is None:
+        return False
+    marked = leases.update_one({"thread_id": thread_id, "owner": held["owner"]}, {"$set": {
+        "cancel": {"owner": held["owner"], "run_id": run_id, "by": by,
+                   "at": datetime.now(UTC)}}})
+    return marked.matched_count == 1
 
 
 def request_cancel(principal: Principal, run_id: str) -> dict[str, Any]:
@@ -60,8 +68,7 @@ def request_cancel(principal: Principal, run_id: str) -> dict[str, Any]:
     if not run_active(scope, str(thread["thread_id"])):
         raise Conflict(f"run {run_id} is not running any more (its server stopped): there "
                        "is nothing to stop", run_id=run_id, status=thread.get("status"))
-    scope[THREADS].update_one({"_id": thread["_id"], "run_id": run_id},
-                              {"$set": {"cancel_run_id": run_id,
-                                        "cancel_requested_by": principal.user_id,
-                                        "cancel_requested_at": datetime.now(UTC)}})
+    if not _mark_lease(scope, str(thread["thread_id"]), run_id, principal.user_id):
+        raise Conflict(f"run {run_id} finished just now: there is nothing to stop",
+                       run_id=run_id, status="finished")
     return {"run_id": run_id, "status": "cancelling", "thread_id": thread["thread_id"]}

@@ -110,18 +110,13 @@ class RunContext:
     agent keeps a follow-up's subject ("and off-peak?", "cancel her other one")."""
 
     def step(self, where: str) -> None:
-        """The start of a step of the graph, or a write to the thread: the thread's lease
-        must still hold (read in the store), or the run stops here with `lease_lost`."""
-        if self.lease is not None:
-            self.lease.confirm(where)
-        self.check_cancel(where)
+        """The start of a step of the graph or of a sub-task, or a write to the thread: one
+        read of the thread's lease in the store. It must still hold, or the run stops here
+        with `lease_lost`; and when someone asked the run to stop (the request may have
+        come to another process: it marks the lease), it stops with `RunCancelled`."""
+        from opsgraph.engine.cancel import RunCancelled
 
-    def check_cancel(self, where: str) -> None:
-        """Stop with `RunCancelled` when someone asked this run to stop (read in the store:
-        the request may have come to another process)."""
-        from opsgraph.engine.cancel import RunCancelled, cancel_requested
-
-        if self.run_id and cancel_requested(self.scope, self.thread_id, self.run_id):
+        if self.lease is not None and self.lease.confirm(where):
             raise RunCancelled(f"the run was stopped at {where}", run_id=self.run_id)
 
     def check_lease(self, where: str) -> None:

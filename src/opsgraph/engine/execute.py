@@ -180,8 +180,7 @@ def run_subtask(task: PlannedTask, deps: dict[str, Future[dict[str, Any]]],
     when the message's run started (its changes are the ones made since)."""
     ctx = get_runtime(RunContext).context
     dep_results, waits = _wait_dependencies(deps, after, task.writes)
-    ctx.check_lease(f"task {task.id}")  # `execute` read the lease in the store as it began
-    ctx.check_cancel(f"task {task.id}")
+    ctx.step(f"task {task.id}")
     withdrawn = _withdrawn(ctx, task, since, dep_results) if task.writes and deps else None
     with span("task", task_id=task.id, agent=task.agent or ""):
         result = withdrawn or _run(ctx, task, dep_results, waits)
@@ -211,7 +210,7 @@ def execute(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
             results[tid] = TaskResult.model_validate(fut.result())
         except GraphInterrupt as exc:
             interrupts.extend(exc.args[0] if exc.args else ())
-    runtime.context.check_cancel("the end of the tasks")  # before it pauses or answers
+    runtime.context.step("the end of the tasks")  # before it pauses or answers
     if interrupts:
         read = _read_now(runtime.context, state.request, results)
         get_stream_writer()({"event": "answer",

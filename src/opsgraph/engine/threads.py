@@ -22,6 +22,7 @@ import logging
 import time
 import uuid
 from collections.abc import Collection, Iterator, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -49,13 +50,17 @@ class LeaseLost(RunAborted):
     code = "lease_lost"
 
 
+LEASES = "thread_leases"
+"""The collection of thread leases (one document per thread with a run going on)."""
+
+
 def lease_seconds() -> float:
     """How long a lease lasts without renewal (`OPSGRAPH_THREAD_LEASE_S`)."""
     return get_settings().thread_lease_s
 
 
 def _try_acquire(scope: TenantScope, thread_id: str, owner: str, lease_s: float) -> bool:
-    return try_acquire(scope["thread_leases"], {"thread_id": thread_id}, owner, lease_s)
+    return try_acquire(scope[LEASES], {"thread_id": thread_id}, owner, lease_s)
 
 
 class ThreadLease(Lease):
@@ -63,7 +68,7 @@ class ThreadLease(Lease):
 
     def __init__(self, scope: TenantScope, thread_id: str, owner: str, lease_s: float,
                  valid_until: float) -> None:
-        super().__init__(scope["thread_leases"], {"thread_id": thread_id}, owner, lease_s,
+        super().__init__(scope[LEASES], {"thread_id": thread_id}, owner, lease_s,
                          valid_until, what=f"run on thread {thread_id}")
         self.scope = scope
         self.thread_id = thread_id
@@ -77,18 +82,23 @@ class ThreadLease(Lease):
                             "run may hold the thread now, so nothing more was written",
                             thread_id=self.thread_id)
 
-    def confirm(self, where: str = "") -> None:
-        """`check`, then read the lease in the store: it must still name this owner."""
+    def confirm(self, where: str = "") -> bool:
+        """`check`, then read the lease in the store: it must still name this owner. True
+        when someone asked this run to stop (`engine.cancel` marks the holder's lease, so
+        the same read tells)."""
         self.check(where)
         try:
-            held = self.holds_in_store()
+            held = self.coll.find_one({**self.key, "owner": self.owner,
+                                       "until": {"$gte": datetime.now(UTC)}},
+                                      projection={"cancel": 1})
         except PyMongoError as exc:
             raise LeaseLost(f"the run on thread {self.thread_id} stopped at {where or 'a step'}:"
                             f" its lease could not be read ({type(exc).__name__})",
                             thread_id=self.thread_id) from exc
-        if not held:
+        if held is None:
             self._lose("another owner holds the lease, or it lapsed")
         self.check(where)
+        return bool((held or {}).get("cancel", {}).get("owner") == self.owner)
 
 
 @contextlib.contextmanager
@@ -151,4 +161,4 @@ class LeasedSaver(BaseCheckpointSaver[Any]):
 
 def ensure_indexes(db: Database[dict[str, Any]]) -> None:
     """A unique (tenant, thread) index makes the upsert above a true compare-and-set."""
-    db["thread_leases"].create_index([("tenant_id", 1), ("thread_id", 1)], unique=True)
+    db[LEASES].create_index([("tenant_id", 1), ("thread_id", 1)], unique=True)

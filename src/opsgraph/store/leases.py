@@ -79,11 +79,6 @@ class Lease:
                 self._lost = why
                 log.warning("%s lost its lease: %s", self.what, why)
 
-    def holds_in_store(self) -> bool:
-        """Whether the store still names this owner, with an end not yet passed."""
-        return self.coll.find_one({**self.key, "owner": self.owner,
-                                   "until": {"$gte": datetime.now(UTC)}}) is not None
-
     def _renew_until_stopped(self) -> None:
         while not self._stop.wait(self.lease_s / 3):
             started = time.monotonic()
