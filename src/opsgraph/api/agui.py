@@ -10,7 +10,6 @@ path instead (`payload`: a HumanResponse; `status: cancelled` rejects the card).
 
 from __future__ import annotations
 
-import re
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
@@ -56,11 +55,9 @@ def _start(principal: Principal, body: RunAgentInput) -> Any:
     from opsgraph.api.agent_protocol.bodies import ThreadCreate
     from opsgraph.api.agent_protocol.runs import start_events
     from opsgraph.api.agent_protocol.threads import create_thread
-    from opsgraph.api.request_models import THREAD_ID_PATTERN
-    from opsgraph.api.threads import readable
+    from opsgraph.api.threads import checked_thread_id, readable
 
-    if not re.fullmatch(THREAD_ID_PATTERN.strip("^$"), body.thread_id):
-        raise BadInput("threadId: 1 to 128 letters, digits, '_', '.' or '-'")
+    checked_thread_id(body.thread_id, "threadId")
     create_thread(principal, ThreadCreate(thread_id=body.thread_id, if_exists="do_nothing"))
     readable(principal, body.thread_id)
     events, _ = start_events(principal, body.thread_id, _run_body(body))
@@ -76,7 +73,7 @@ async def run_agent(request: Request) -> Response:
     from opsgraph.api.agui_events import AguiRun
     from opsgraph.api.bodies import parse_body
     from opsgraph.api.request_ids import current_request_id
-    from opsgraph.api.sse import _DONE, for_client, prime
+    from opsgraph.api.sse import DONE, for_client, prime
 
     principal = await caller(request)
     body = parse_body(await request.body(), RunAgentInput)
@@ -86,7 +83,7 @@ async def run_agent(request: Request) -> Response:
 
     async def stream() -> AsyncIterator[dict[str, str]]:
         item = first
-        while item is not _DONE:
+        while item is not DONE:
             if isinstance(item, BaseException):
                 raise item
             for event in await run_in_threadpool(translator.events, for_client(item,

@@ -110,7 +110,8 @@ async def local_sign_in(request: Request) -> Response:
     return JSONResponse({"token": token})
 
 
-def _settings(tenant_id: str) -> dict[str, Any]:
+def read_tenant_settings(tenant_id: str) -> dict[str, Any]:
+    """The tenant's settings as `GET /v1/tenant/settings` answers them."""
     from opsgraph.approvals.duties import SETTING, covered_operations
 
     doc = _db()["tenants"].find_one({"_id": tenant_id}, {
@@ -123,9 +124,10 @@ def _settings(tenant_id: str) -> dict[str, Any]:
             SETTING: covered_operations(doc)}
 
 
-def _set_settings(principal: Principal, capability_mode: str, off_topic_reply: str | None,
-                  modules: list[str] | None, may_force: bool | None,
-                  duties: list[str] | None = None) -> dict[str, Any]:
+def set_tenant_settings(principal: Principal, capability_mode: str,
+                        off_topic_reply: str | None, modules: list[str] | None,
+                        may_force: bool | None,
+                        duties: list[str] | None = None) -> dict[str, Any]:
     from opsgraph.approvals.duties import SETTING, check_operations
     from opsgraph.harness.modules import check_names
 
@@ -141,7 +143,7 @@ def _set_settings(principal: Principal, capability_mode: str, off_topic_reply: s
     _db()["tenants"].update_one({"_id": principal.tenant_id}, {"$set": {
         **changes, "settings_updated_at": datetime.now(UTC),
         "settings_updated_by": principal.user_id}})
-    return _settings(principal.tenant_id)
+    return read_tenant_settings(principal.tenant_id)
 
 
 async def tenant_settings(request: Request) -> Response:
@@ -155,9 +157,9 @@ async def tenant_settings(request: Request) -> Response:
     require_roles(principal, Role.ADMIN, action="managing tenant settings")
     if request.method == "PUT":
         body = parse_body(await request.body(), TenantSettingsRequest)
-        return JSONResponse(await run_in_threadpool(_set_settings, principal,
+        return JSONResponse(await run_in_threadpool(set_tenant_settings, principal,
                                                     body.capability_mode,
                                                     body.off_topic_reply, body.modules,
                                                     body.harness_agent_may_force,
                                                     body.separation_of_duties))
-    return JSONResponse(await run_in_threadpool(_settings, principal.tenant_id))
+    return JSONResponse(await run_in_threadpool(read_tenant_settings, principal.tenant_id))

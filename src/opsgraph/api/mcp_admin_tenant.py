@@ -33,16 +33,16 @@ class SettingsArgs(BaseModel):
 
 def settings_get(principal: Principal, args: Any) -> dict[str, Any]:
     """The tenant's settings, as `GET /v1/tenant/settings`."""
-    from opsgraph.api.first_run import _settings
+    from opsgraph.api.first_run import read_tenant_settings
 
-    return _settings(principal.tenant_id)
+    return read_tenant_settings(principal.tenant_id)
 
 
 def settings_set(principal: Principal, args: SettingsArgs) -> dict[str, Any]:
     """Set the tenant's settings, as `PUT /v1/tenant/settings` (never `may_force`)."""
-    from opsgraph.api.first_run import _set_settings
+    from opsgraph.api.first_run import set_tenant_settings
 
-    return _set_settings(principal, args.capability_mode, args.off_topic_reply,
+    return set_tenant_settings(principal, args.capability_mode, args.off_topic_reply,
                          args.modules, None)
 
 

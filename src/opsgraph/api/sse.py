@@ -23,7 +23,8 @@ from opsgraph.api.request_ids import current_request_id
 from opsgraph.engine.events import Event
 
 log = logging.getLogger(__name__)
-_DONE = object()
+DONE = object()
+"""What a run's event stream yields after its last event."""
 
 
 class RunStream:
@@ -45,7 +46,7 @@ class RunStream:
         except BaseException as exc:
             self._queue.put(exc)
         finally:
-            self._queue.put(_DONE)
+            self._queue.put(DONE)
 
     def start(self) -> None:
         self._thread.start()
@@ -64,7 +65,7 @@ async def prime(events: Iterator[Event]) -> tuple[Event, RunStream]:
     first = await run_in_threadpool(stream.next_item)
     if isinstance(first, BaseException):
         raise first
-    if first is _DONE:
+    if first is DONE:
         raise RuntimeError("the run produced no events")
     return first, stream
 
@@ -89,7 +90,7 @@ def event_stream(first: Event, rest: RunStream) -> EventSourceResponse:
         yield for_client(first, request_id).to_sse()
         while True:
             item = await run_in_threadpool(rest.next_item)
-            if item is _DONE:
+            if item is DONE:
                 return
             if isinstance(item, BaseException):
                 raise item

@@ -36,13 +36,18 @@ MAX_FOLLOW_S = 600.0
 PING_S = 15
 
 
-def _thread_id(request: Request) -> str:
+def checked_thread_id(thread_id: str, field: str = "thread_id") -> str:
+    """`thread_id` when it is one (`engine.runner.THREAD_ID`), else 400 naming `field`."""
     from opsgraph.engine.runner import THREAD_ID
 
-    thread_id = str(request.path_params["thread_id"])
     if not THREAD_ID.fullmatch(thread_id):
-        raise BadInput("thread_id: 1 to 128 letters, digits, '_', '.' or '-'")
+        raise BadInput(f"{field}: 1 to 128 letters, digits, '_', '.' or '-'", field=field)
     return thread_id
+
+
+def path_thread_id(request: Request) -> str:
+    """The route's `{thread_id}`, checked."""
+    return checked_thread_id(str(request.path_params["thread_id"]))
 
 
 def may_read(principal: Principal, thread: Document) -> bool:
@@ -95,7 +100,7 @@ def _iso(value: Any) -> Any:
     return value
 
 
-def _pending(scope: TenantScope, thread_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+def pending_by_thread(scope: TenantScope, thread_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
     """The pending cards of these threads (a retried request's card on each of its runs)."""
     from opsgraph.approvals.pending import COLLECTION, PendingChange
 
@@ -133,7 +138,7 @@ def list_for(principal: Principal) -> list[dict[str, Any]]:
     scope = TenantScope.of(principal)
     threads = settle_lapsed(scope, summaries(scope, principal.user_id,
                                              with_changes=principal.can_decide))
-    pending = _pending(scope, [t["thread_id"] for t in threads])
+    pending = pending_by_thread(scope, [t["thread_id"] for t in threads])
     return [_row(t, len(pending[t["thread_id"]])) for t in threads]
 
 
@@ -157,7 +162,7 @@ def detail_for(principal: Principal, thread_id: str) -> dict[str, Any]:
     _, state = thread_state(principal, thread_id)
     scope = TenantScope.of(principal)
     body = _row(thread, 0)
-    pending = _pending(scope, [thread_id])[thread_id]
+    pending = pending_by_thread(scope, [thread_id])[thread_id]
     body.update(pending=pending, messages=[], plan=[], results={}, sources=[])
     if state is not None:
         body["messages"] = [{"role": t["role"], "content": t["content"]}
@@ -170,7 +175,8 @@ def detail_for(principal: Principal, thread_id: str) -> dict[str, Any]:
     return out
 
 
-def _after(request: Request) -> int:
+def after_event_id(request: Request) -> int:
+    """The last event id a follower has: `Last-Event-ID`, else `?after=`, else 0."""
     from opsgraph.api.numbers import parse_number
 
     header = request.headers.get("last-event-id")
@@ -187,7 +193,7 @@ async def list_threads(request: Request) -> Response:
 
 async def get_thread(request: Request) -> Response:
     principal = await caller(request)
-    thread_id = _thread_id(request)
+    thread_id = path_thread_id(request)
     return JSONResponse(await run_in_threadpool(detail_for, principal, thread_id))
 
 
@@ -197,8 +203,8 @@ async def thread_events(request: Request) -> Response:
     from opsgraph.engine.thread_log import events_after, run_active
 
     principal = await caller(request)
-    thread_id = _thread_id(request)
-    after = _after(request)
+    thread_id = path_thread_id(request)
+    after = after_event_id(request)
     await run_in_threadpool(readable, principal, thread_id)
     scope = TenantScope.of(principal)
 

@@ -21,6 +21,9 @@ class RunTally:
 
     tasks: int = 0
     failed_tasks: int = 0
+    broken_tasks: int = 0
+    """Tasks that failed or read only part of what they tried: the run answered, with
+    errors (`completed_with_errors`)."""
     cards: int = 0
 
     def saw(self, event: str, data: dict[str, object]) -> None:
@@ -28,6 +31,7 @@ class RunTally:
         if event == "task_finished":
             self.tasks += 1
             self.failed_tasks += data.get("status") == "failed"
+            self.broken_tasks += data.get("status") in ("failed", "partial")
 
 
 def report_run(ctx: RunContext, status: str, tally: RunTally,

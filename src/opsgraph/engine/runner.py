@@ -98,12 +98,8 @@ def _drive(ctx: RunContext, graph_input: Any, ids: EventIds, record: RunRecord,
         # decision.
         parts = graph.stream(graph_input, config, context=ctx,
                              stream_mode=["custom", "updates"], durability="exit")
-        failed = False
         for mode, chunk in cast(Iterator[tuple[str, dict[str, Any]]], parts):
             if mode == "custom":
-                failed = failed or (chunk["event"] == "task_finished"
-                                    and chunk["data"].get("status") in ("failed",
-                                                                        "partial"))
                 record.saw(chunk["event"], chunk["data"])
                 tally.saw(chunk["event"], chunk["data"])
                 yield ids.make(chunk["event"], chunk["data"])
@@ -119,7 +115,7 @@ def _drive(ctx: RunContext, graph_input: Any, ids: EventIds, record: RunRecord,
             note_request(ctx.scope, [c["change_id"] for c in cards], ctx.request)
             cards = [{**c, "request": c.get("request") or ctx.request} for c in cards]
             yield ids.make("approval_required", {"thread_id": ctx.thread_id, "changes": cards})
-        elif failed:
+        elif tally.broken_tasks:
             status = "completed_with_errors"  # the answer came, but a task broke down
     except RunCancelled:
         status = "cancelled"

@@ -24,7 +24,7 @@ from opsgraph.api.agent_protocol.bodies import RunCreate, read_body
 from opsgraph.api.agent_protocol.stream import ProtocolStream, sse_parts
 from opsgraph.api.agent_protocol.views import GRAPH_ID, RUN_STATUS, iso
 from opsgraph.api.principals import caller
-from opsgraph.api.threads import _thread_id, readable
+from opsgraph.api.threads import path_thread_id, readable
 from opsgraph.engine.events import Event
 from opsgraph.errors import BadInput, NotFound
 from opsgraph.principal import Principal
@@ -113,7 +113,7 @@ async def _started(request: Request) -> tuple[Any, Any, ProtocolStream, str, Pri
     from opsgraph.api.sse import prime
 
     principal = await caller(request)
-    thread_id = _thread_id(request)
+    thread_id = path_thread_id(request)
     body = read_body(await request.body(), RunCreate)
     events, translator = await run_in_threadpool(start_events, principal, thread_id, body)
     first, rest = await prime(events)
@@ -131,14 +131,14 @@ async def runs_stream(request: Request) -> Response:
     from sse_starlette.sse import EventSourceResponse
 
     from opsgraph.api.request_ids import current_request_id
-    from opsgraph.api.sse import _DONE, for_client
+    from opsgraph.api.sse import DONE, for_client
 
     first, rest, translator, thread_id, _ = await _started(request)
     request_id = current_request_id()
 
     async def body() -> AsyncIterator[dict[str, str]]:
         item = first
-        while item is not _DONE:
+        while item is not DONE:
             if isinstance(item, BaseException):
                 raise item
             event = for_client(item, request_id)
@@ -153,13 +153,13 @@ async def runs_stream(request: Request) -> Response:
 async def runs_wait(request: Request) -> Response:
     """`POST /threads/{id}/runs/wait`: the thread's values once the run has finished (with
     `__interrupt__` when it paused, `__error__` when it failed)."""
-    from opsgraph.api.sse import _DONE
+    from opsgraph.api.sse import DONE
 
     first, rest, translator, thread_id, _ = await _started(request)
     values: Any = None
     error: Any = None
     item = first
-    while item is not _DONE:
+    while item is not DONE:
         if isinstance(item, BaseException):
             raise item
         for name, data in await run_in_threadpool(translator.parts, item):
@@ -205,7 +205,7 @@ def run_doc(principal: Principal, thread_id: str, run_id: str) -> dict[str, Any]
 
 async def run_get(request: Request) -> Response:
     principal = await caller(request)
-    thread_id = _thread_id(request)
+    thread_id = path_thread_id(request)
     return JSONResponse(await run_in_threadpool(
         run_doc, principal, thread_id, str(request.path_params["run_id"])))
 
@@ -240,7 +240,7 @@ async def run_cancel(request: Request) -> Response:
     from opsgraph.api.numbers import parse_number
 
     principal = await caller(request)
-    thread_id = _thread_id(request)
+    thread_id = path_thread_id(request)
     run_id = str(request.path_params["run_id"])
     action = request.query_params.get("action", "interrupt")
     if action != "interrupt":
@@ -260,7 +260,7 @@ async def run_join(request: Request) -> Response:
     from opsgraph.api.agent_protocol.views import thread_state
 
     principal = await caller(request)
-    thread_id = _thread_id(request)
+    thread_id = path_thread_id(request)
     run_id = str(request.path_params["run_id"])
     await _until_finished(principal, thread_id, run_id)
     state = await run_in_threadpool(thread_state, principal, thread_id)
@@ -287,12 +287,12 @@ async def run_stream(request: Request) -> Response:
     `Last-Event-ID`) as protocol parts, then live until it finishes."""
     from sse_starlette.sse import EventSourceResponse
 
-    from opsgraph.api.threads import _after
+    from opsgraph.api.threads import after_event_id
 
     principal = await caller(request)
-    thread_id = _thread_id(request)
+    thread_id = path_thread_id(request)
     run_id = str(request.path_params["run_id"])
-    after = _after(request)
+    after = after_event_id(request)
     await run_in_threadpool(run_doc, principal, thread_id, run_id)  # 404 for another's
     modes = request.query_params.getlist("stream_mode") or ["values"]
     translator = ProtocolStream(principal, thread_id, frozenset(

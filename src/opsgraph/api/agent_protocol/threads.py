@@ -20,7 +20,7 @@ from starlette.responses import JSONResponse, Response
 from opsgraph.api.agent_protocol.bodies import ThreadCreate, ThreadSearch, read_body
 from opsgraph.api.agent_protocol.views import thread_doc, thread_state
 from opsgraph.api.principals import caller
-from opsgraph.api.threads import _thread_id, readable
+from opsgraph.api.threads import path_thread_id, readable
 from opsgraph.errors import BadInput, Conflict, Forbidden
 from opsgraph.principal import Principal
 from opsgraph.store.scope import Document, TenantScope
@@ -123,7 +123,7 @@ def _one(principal: Principal, thread_id: str) -> dict[str, Any]:
 
 async def thread_get(request: Request) -> Response:
     principal = await caller(request)
-    return JSONResponse(await run_in_threadpool(_one, principal, _thread_id(request)))
+    return JSONResponse(await run_in_threadpool(_one, principal, path_thread_id(request)))
 
 
 def _state(principal: Principal, thread_id: str) -> dict[str, Any]:
@@ -133,14 +133,14 @@ def _state(principal: Principal, thread_id: str) -> dict[str, Any]:
 
 async def thread_get_state(request: Request) -> Response:
     principal = await caller(request)
-    return JSONResponse(await run_in_threadpool(_state, principal, _thread_id(request)))
+    return JSONResponse(await run_in_threadpool(_state, principal, path_thread_id(request)))
 
 
 async def thread_history(request: Request) -> Response:
     from opsgraph.api.agent_protocol.bodies import HistoryQuery
 
     principal = await caller(request)
-    thread_id = _thread_id(request)
+    thread_id = path_thread_id(request)
     if request.method == "POST":
         query = read_body(await request.body(), HistoryQuery)
     else:

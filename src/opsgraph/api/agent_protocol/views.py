@@ -93,9 +93,9 @@ def interrupts_of(raw: tuple[Any, ...], cards: dict[str, dict[str, Any]]) -> lis
 
 def pending_cards(scope: TenantScope, thread_id: str) -> dict[str, dict[str, Any]]:
     """Change id → card of the thread's pending changes."""
-    from opsgraph.api.threads import _pending
+    from opsgraph.api.threads import pending_by_thread
 
-    return {c["change_id"]: c for c in _pending(scope, [thread_id])[thread_id]}
+    return {c["change_id"]: c for c in pending_by_thread(scope, [thread_id])[thread_id]}
 
 
 def graph_snapshot(principal: Principal, thread_id: str) -> Any:
