@@ -96,6 +96,10 @@ class RunContext:
     seconds_budget: SecondsBudget | None = None
     """While a tenant's harness version runs, its budget of seconds: every model call gets
     a deadline from it (`engine.budget`). None: the built-in harness, no deadline."""
+    venue: dict[str, object] | None = None
+    """The tenant's `currency` and `country`, read once per run: how the resolver reads
+    amounts and national phone numbers (`resolve_request`'s `tenant`; None: it reads the
+    tenant itself)."""
     tenant_view: dict[str, Any] = field(default_factory=dict)
     """What harness templates may show of the tenant: `name`, `timezone`."""
     off_topic_reply: str = ""

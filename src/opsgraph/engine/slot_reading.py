@@ -110,7 +110,8 @@ def read_slots(ctx: RunContext, agent: AgentSpec, task: PlannedTask,
     text = task.instruction if several_tasks or not ctx.request else ctx.request
     earlier = [t["content"] for t in ctx.history[:-1][-HISTORY_TURNS:]]
     resolution = resolve_request(Context(ctx.scope, ctx.principal), text,
-                                 timezone=ctx.timezone, now=ctx.started_at, history=earlier)
+                                 timezone=ctx.timezone, now=ctx.started_at, history=earlier,
+                                 tenant=ctx.venue)
     reading = SlotReading(required=tuple(s.name for s in typed if s.required),
                           mentions=resolution.mentions)
     used: set[int] = set()

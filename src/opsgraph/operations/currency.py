@@ -7,6 +7,7 @@ currency (`operations.fields`): this is only how a summary or an answer writes t
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from decimal import Decimal
 from typing import Final
 
@@ -17,10 +18,15 @@ SYMBOLS: Final[dict[str, str]] = {"GBP": "£", "EUR": "€", "USD": "$", "AUD": 
                                   "CAD": "C$", "NZD": "NZ$", "IEP": "£"}
 
 
+def currency_code(tenant: Mapping[str, object]) -> str:
+    """The currency code a tenant's document names (GBP when it names none)."""
+    code = tenant.get("currency")
+    return code.strip().upper() if isinstance(code, str) and code.strip() else DEFAULT_CURRENCY
+
+
 def tenant_currency(scope: TenantScope) -> str:
     """The tenant's currency code (GBP when it names none)."""
-    code = (scope.tenant() or {}).get("currency")
-    return str(code).upper() if isinstance(code, str) and code.strip() else DEFAULT_CURRENCY
+    return currency_code(scope.tenant() or {})
 
 
 def money_words(scope: TenantScope, amount: Decimal | float | int | str) -> str:

@@ -12,25 +12,29 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
+from functools import lru_cache
 
+from opsgraph.operations.currency import SYMBOLS
 from opsgraph.resolve.mentions import Mention
 from opsgraph.resolve.tokens import NUMBER_WORDS, Claimed, number_value
 
-_CURRENCIES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
-    # code: (symbol, unit words, hundredth words)
-    "GBP": ("£", ("pounds", "pound", "quid", "gbp"), ("pence", "p")),
-    "EUR": ("€", ("euros", "euro", "eur"), ("cents", "cent", "c")),
-    "USD": ("$", ("dollars", "dollar", "bucks", "usd"), ("cents", "cent", "c")),
+_CURRENCIES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    # code: (unit words, hundredth words); the symbol is the one summaries write
+    "GBP": (("pounds", "pound", "quid", "gbp"), ("pence", "p")),
+    "EUR": (("euros", "euro", "eur"), ("cents", "cent", "c")),
+    "USD": (("dollars", "dollar", "bucks", "usd"), ("cents", "cent", "c")),
 }
 _NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d+(?:\.\d{1,2})?"
 _WORDS = "|".join(sorted(NUMBER_WORDS | {"a", "and"}, key=len, reverse=True))
 _SPELT = rf"(?:(?:{_WORDS})(?:[\s-]+(?:{_WORDS}))*)"
 
 
+@lru_cache(maxsize=len(_CURRENCIES))
 def _patterns(currency: str) -> list[tuple[re.Pattern[str], Decimal, str]]:
     """(pattern with a group `n` or `w`, the factor to the unit, the group that is the
-    mention's words, "" for all of it) for one currency."""
-    symbol, units, hundredths = _CURRENCIES[currency]
+    mention's words, "" for all of it) for one currency: compiled once."""
+    units, hundredths = _CURRENCIES[currency]
+    symbol = SYMBOLS[currency]
     unit = "|".join(units)
     small = "|".join(hundredths)
     sym, code = re.escape(symbol), currency.lower()

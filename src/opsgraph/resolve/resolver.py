@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from opsgraph.errors import BadInput
 from opsgraph.operations.base import Context
+from opsgraph.operations.currency import currency_code
 from opsgraph.resolve.bookings import find_booking
 from opsgraph.resolve.contacts import find_emails, find_phones, venue_country
 from opsgraph.resolve.dates import find_moments
@@ -67,7 +68,7 @@ def _mentions(ctx: Context, text: str, now: datetime, zone: ZoneInfo,
     found = find_emails(text, claimed)
     found += find_keys(ctx, text, claimed)
     found += find_phones(text, claimed, country)
-    found += find_amounts(text, claimed, str(tenant.get("currency") or "GBP"))
+    found += find_amounts(text, claimed, currency_code(tenant))
     tokens = tokenize(text)
     day_first = country not in _MONTH_FIRST
     found += find_named(ctx, text, tokens, claimed,
