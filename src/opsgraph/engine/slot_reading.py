@@ -19,6 +19,7 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
 from opsgraph.engine.context import RunContext
+from opsgraph.engine.memory import RECENT_TURNS
 from opsgraph.engine.plan import PlannedTask
 from opsgraph.operations.base import Context
 from opsgraph.tools.contract import BoundTool, ToolOutcome
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
 KIND_OF_COLLECTION = {"members": "member", "staff": "staff", "resources": "resource",
                       "events": "event", "bookings": "booking", "invoices": "invoice"}
 """The record kind a reference argument names, by the collection it resolves in."""
-HISTORY_TURNS = 4
 
 
 @dataclass
@@ -108,7 +108,7 @@ def read_slots(ctx: RunContext, agent: AgentSpec, task: PlannedTask,
     if not typed:
         return SlotReading()
     text = task.instruction if several_tasks or not ctx.request else ctx.request
-    earlier = [t["content"] for t in ctx.history[:-1][-HISTORY_TURNS:]]
+    earlier = [t["content"] for t in ctx.history[:-1][-RECENT_TURNS:]]  # as the brief shows
     resolution = resolve_request(Context(ctx.scope, ctx.principal), text,
                                  timezone=ctx.timezone, now=ctx.started_at, history=earlier,
                                  tenant=ctx.venue)
