@@ -7,43 +7,30 @@ tests/store.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from pymongo.database import Database
 
-from opsgraph.store.client import new_client
 from opsgraph.store.indexes import ensure_indexes
-from opsgraph.store.seed import seed_all
+from tests.seeded import seeded_database
 
 from .support import NOW
 
 Document = dict[str, Any]
 
 
-def _seeded_database(mongo_uri: str, prefix: str) -> Iterator[Database[Document]]:
-    client = new_client(mongo_uri)
-    db = client[f"{prefix}_{uuid.uuid4().hex[:8]}"]
-    seed_all(db, now=NOW)
-    try:
-        yield db
-    finally:
-        client.drop_database(db.name)
-        client.close()
-
-
 @pytest.fixture(scope="session")
 def shared_db(mongo_uri: str) -> Iterator[Database[Document]]:
     """demo + acme seeded once per session; tests using it must never write."""
-    yield from _seeded_database(mongo_uri, "ops_shared")
+    yield from seeded_database(mongo_uri, "ops_shared", NOW)
 
 
 @pytest.fixture(scope="session")
 def template_db(mongo_uri: str) -> Iterator[Database[Document]]:
     """A pristine seeded database that only ever gets copied."""
-    yield from _seeded_database(mongo_uri, "ops_template")
+    yield from seeded_database(mongo_uri, "ops_template", NOW)
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@ caller and a clock given as an offset from the seed's anchor Monday ("+2d 10:00"
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -15,9 +14,8 @@ from opsgraph.operations.base import Context
 from opsgraph.principal import Principal, parse_channel, parse_role
 from opsgraph.resolve import Resolution, resolve_request
 from opsgraph.resolve.score import clock_at
-from opsgraph.store.client import new_client
 from opsgraph.store.scope import TenantScope
-from opsgraph.store.seed import seed_all
+from tests.seeded import seeded_database
 
 Document = dict[str, Any]
 SEEDED_AT = datetime(2030, 1, 9, 10, 0, tzinfo=UTC)  # anchor: Monday 7 January 2030
@@ -27,14 +25,7 @@ Resolve = Callable[..., Resolution]
 @pytest.fixture(scope="session")
 def club(mongo_uri: str) -> Iterator[Database[Document]]:
     """demo + acme seeded once; tests using it never write."""
-    client = new_client(mongo_uri)
-    db = client[f"resolve_{uuid.uuid4().hex[:8]}"]
-    seed_all(db, now=SEEDED_AT)
-    try:
-        yield db
-    finally:
-        client.drop_database(db.name)
-        client.close()
+    yield from seeded_database(mongo_uri, "resolve", SEEDED_AT)
 
 
 @pytest.fixture
