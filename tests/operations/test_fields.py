@@ -3,6 +3,7 @@ enters, under the field's name, whichever operation it reaches."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from decimal import Decimal
 from types import UnionType
 from typing import Annotated, Any, Union, get_args, get_origin
@@ -12,6 +13,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from pymongo.database import Database
 
 from opsgraph.errors import Unprocessable
+from opsgraph.operations.base import Day
 from opsgraph.operations.catalogue import CATALOGUE
 from opsgraph.operations.fields import Email, Moment, Money, Name, Phone, SignedMoney, Text
 from opsgraph.principal import Role
@@ -119,6 +121,18 @@ def test_a_moment_stays_within_the_days_operations_accept() -> None:
         "2030-01-10T17:00:00+00:00"
     assert MOMENT.validate_python("2030-01-10T18:00").tzinfo is not None
     assert "outside the days accepted" in refusal(MOMENT, "9999-12-31T23:00:00-05:00")
+
+
+def test_a_day_given_a_moment_is_that_day() -> None:
+    """A model asked for a day often sends a timestamp ('bookings made today' came as
+    '2026-12-01T10:00:00' in a real-model run and failed the read): the day it names."""
+    day = TypeAdapter(Day)
+    assert day.validate_python("2026-12-01T10:00:00").isoformat() == "2026-12-01"
+    assert day.validate_python("2026-12-01 18:30").isoformat() == "2026-12-01"
+    assert day.validate_python(datetime(2026, 12, 1, 9, tzinfo=UTC)).isoformat() == "2026-12-01"
+    assert day.validate_python("2026-12-01").isoformat() == "2026-12-01"
+    assert "valid date" in refusal(day, "2026-13-01T10:00:00")
+    assert "valid date" in refusal(day, "tomorrow")
 
 
 # --- every operation uses them ----------------------------------------------------------

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from opsgraph.principal import Principal, Role
 from opsgraph.store.scope import TenantScope
@@ -27,9 +27,23 @@ Kind = Literal["read", "write"]
 
 FIRST_DAY = date(1970, 1, 1)
 LAST_DAY = date(2199, 12, 31)
-Day = Annotated[date, Field(ge=FIRST_DAY, le=LAST_DAY)]
+
+
+def _day_of_moment(value: Any) -> Any:
+    """A moment given where a day is asked ('2026-12-01T09:00:00') means its day: the
+    date part as written, so a caller (a model, often) that sends a timestamp for a date
+    gets that day instead of an error to retry on."""
+    if isinstance(value, datetime):
+        return value.date()
+    if isinstance(value, str) and len(value) > 10 and value[10] in "T ":
+        return value[:10]
+    return value
+
+
+Day = Annotated[date, BeforeValidator(_day_of_moment), Field(ge=FIRST_DAY, le=LAST_DAY)]
 """A calendar day an operation accepts: far enough from `date.max` that a range built
-from it (a day's end, a default window of weeks) never overflows."""
+from it (a day's end, a default window of weeks) never overflows; a moment is read as
+its day."""
 
 
 class OpInput(BaseModel):
