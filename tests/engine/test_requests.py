@@ -409,6 +409,11 @@ def test_direct_proposals_propose_with_no_model_turn(script: Any, demo_db: Any,
     card = of(events, "approval_required")[0]["changes"][0]
     assert card["operation"] == "bookings.create"
     assert card["new"]["start"].endswith(f"T{start}:00Z") or f"T{start}" in card["new"]["start"]
+    # no end said: one booking slot of the court (an hour), still with no model turn
+    events = chat(person("staff"), f"book court 2 for {name} tomorrow at {start}", model)
+    assert finished(events)["usage"]["model_calls"] == 1, of(events, "error")
+    card = of(events, "approval_required")[0]["changes"][0]
+    assert f"T{end}" in card["new"]["end"], card
 
 
 def test_a_clarifying_question_shows_no_record_ids(script: Any) -> None:
