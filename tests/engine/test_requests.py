@@ -344,6 +344,10 @@ def test_an_action_brief_lists_resolved_slots_by_label_never_ids(
     assert f"- member: {name}" in brief and "- resource: Court 2" in brief
     assert re.search(rf"- start: \w{{3}} \d+ \w{{3}} {start} \(\S+T{start}:00", brief), brief
     assert "mem_demo_" not in brief and "res_demo_" not in brief
+    # the planner is shown each agent's words once, with every verb it serves on that line
+    listed = prompts.texts("decompose")[0].split("Capabilities for this request:\n")[1]
+    whats = [line.split(": ", 1)[1] for line in listed.split("\n\n")[0].splitlines()]
+    assert len(whats) == len(set(whats)), listed
 
 
 def test_a_write_naming_someone_the_request_does_not_is_refused_with_the_right_name(
@@ -405,6 +409,11 @@ def test_direct_proposals_propose_with_no_model_turn(script: Any, demo_db: Any,
     card = of(events, "approval_required")[0]["changes"][0]
     assert card["operation"] == "bookings.create"
     assert card["new"]["start"].endswith(f"T{start}:00Z") or f"T{start}" in card["new"]["start"]
+    # no end said: one booking slot of the court (an hour), still with no model turn
+    events = chat(person("staff"), f"book court 2 for {name} tomorrow at {start}", model)
+    assert finished(events)["usage"]["model_calls"] == 1, of(events, "error")
+    card = of(events, "approval_required")[0]["changes"][0]
+    assert f"T{end}" in card["new"]["end"], card
 
 
 def test_a_clarifying_question_shows_no_record_ids(script: Any) -> None:

@@ -230,6 +230,7 @@ def test_an_action_agents_first_turn_is_held_to_its_tasks_write_tool(tools: Any)
                   max_rounds=5, agent="members.update", first_call="members_update",
                   on_proposal=lambda p: Decided(False, "no", {"outcome": "rejected"}))
     assert ask.choice == ["members_update"]
+    assert ask.offered == [["members_update"]]  # held to one tool: shown only its schema
 
 
 @pytest.mark.parametrize(("agent", "domain", "verb", "expected"), [

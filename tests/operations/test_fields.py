@@ -189,6 +189,9 @@ def test_tool_schemas_stay_plain_for_models() -> None:
     assert refund["properties"]["amount"]["type"] == "number"
     update = tool_schema(CATALOGUE["members.update"], "preview")
     assert "pattern" not in str(update)
+    # an optional field reads as its own type (left out when not changed), not "X or null"
+    phone = update["parameters"]["$defs"]["MemberChanges"]["properties"]["phone"]
+    assert phone["type"] == "string" and "anyOf" not in phone and "default" not in phone
 
 
 # --- finding 8 as it was found: a direct edit -------------------------------------------

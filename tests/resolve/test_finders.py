@@ -79,9 +79,17 @@ def test_am_and_pm_are_settled_by_the_range_and_the_part_of_the_day() -> None:
     assert _moments("tonight at 8")[0][2] == "2030-01-09T20:00:00+00:00"
 
 
+def test_a_bare_hour_before_a_part_of_the_day_is_a_time_unless_it_numbers_a_court() -> None:
+    assert _moments("fri 7 in the morning")[0][2] == "2030-01-11T07:00:00+00:00"
+    assert _moments("9 tonight")[0][2] == "2030-01-09T21:00:00+00:00"
+    assert _moments("court 2 this afternoon") == [
+        ("this afternoon", "datetime", "2030-01-09T12:00:00+00:00",
+         "2030-01-09T17:00:00+00:00")]
+
+
 def test_parts_of_the_day_alone_are_ranges() -> None:
-    assert _moments("tonight") == [("tonight", "datetime", "2030-01-09T17:00:00+00:00",
-                                    "2030-01-09T22:00:00+00:00")]
+    assert _moments("tonight") == [("tonight", "datetime", "2030-01-09T18:00:00+00:00",
+                                    "2030-01-09T23:00:00+00:00")]
     assert _moments("tomorrow morning")[0][2:] == ("2030-01-10T06:00:00+00:00",
                                                    "2030-01-10T12:00:00+00:00")
 

@@ -87,6 +87,17 @@ def test_it_is_the_booking_the_thread_last_named(resolve: Resolve) -> None:
     assert (it.text, it.kind, it.value) == ("it", "booking", "bkg_demo_0218")
 
 
+def test_a_word_or_an_ordinal_picks_one_of_the_records_a_turn_listed(resolve: Resolve) -> None:
+    history = ["tom baker", "Two members are called Tom Baker, which one?"]
+    assert [(m.kind, m.value) for m in resolve("the family one", history=history).mentions] == [
+        ("member", "mem_demo_004")]
+    assert resolve("the last one", history=history).mentions[0].value == "mem_demo_005"
+    assert resolve("the premium one", history=history).mentions == ()  # neither is
+    invoices = ["jayne smith's invoices", "Jayne Smith has INV-1066 and INV-1132."]
+    (pick,) = resolve("the duplcate one", history=invoices).mentions  # a typo, too
+    assert (pick.kind, pick.value, pick.label) == ("invoice", "inv_demo_1132", "INV-1132")
+
+
 def test_the_same_time_moves_to_the_day_named(resolve: Resolve) -> None:
     history = ["is court 1 free thursday at 7pm?", "Court 1 is free on Thursday at 19:00."]
     found = resolve("book it for Raj Mehta at the same time on friday", history=history)

@@ -159,7 +159,8 @@ def run_agent(ctx: RunContext, agent: AgentSpec, task: PlannedTask,
     messages: list[BaseMessage] = [system, HumanMessage(brief)]
     write_tool = task_write_tool(tools, task) if acts else None
     ask = _asker(ctx, spec, task.id, checkpointed=acts)
-    direct = direct_call(tools, write_tool, reading) if acts and direct_proposals() else None
+    direct = (direct_call(ctx, tools, write_tool, reading) if acts and direct_proposals()
+              else None)
     result = run_tool_loop(
         ask=ask if direct is None else code_first(ask, write_tool or "", direct),
         tools=tools, requires=requires,

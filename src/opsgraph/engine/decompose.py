@@ -141,7 +141,10 @@ def _planner_messages(ctx: RunContext, spec: str, request: str, history: list[Tu
     from opsgraph.models.factory import get_chat_model
     from opsgraph.models.prompt_cache import cached_system_message
 
-    listed = "\n".join(f"- {key}: {what}" for key, what in capabilities.items())
+    by_what: dict[str, list[str]] = {}
+    for key, what in capabilities.items():  # one line for the verbs one agent serves
+        by_what.setdefault(what, []).append(key)
+    listed = "\n".join(f"- {', '.join(keys)}: {what}" for what, keys in by_what.items())
     context = render_history(history[:-1])
     human = (f"Today: {ctx.today_line()}. Caller: {ctx.caller_line()}, "
              f"channel {ctx.principal.channel.value}.\n"

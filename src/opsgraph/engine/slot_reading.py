@@ -9,13 +9,14 @@ answered as an error naming what the request does name, and the model calls agai
 not corrected silently: the resolver can be wrong, and the card must show what the agent
 asked for). A required slot that several records match is asked about, with the candidates
 as options, before any model call. With `OPSGRAPH_DIRECT_PROPOSALS` on, a write tool whose
-every required argument is a resolved slot is called by code, with no model turn.
+every required argument is a resolved slot is called by code, with no model turn (a
+booking's end left open is one slot of the resource).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from opsgraph.engine.context import RunContext
@@ -165,11 +166,12 @@ def _checked(tool: BoundTool, reading: SlotReading) -> Any:
     return call
 
 
-def direct_call(tools: dict[str, BoundTool], write_tool: str | None,
+def direct_call(ctx: RunContext, tools: dict[str, BoundTool], write_tool: str | None,
                 reading: SlotReading) -> dict[str, Any] | None:
     """The write call code can make with no model turn: every required argument of the
     task's write tool is a slot the resolver filled without doubt (an `end` may come from
-    the start's range); None otherwise."""
+    the start's range, or be one booking slot of the resource named after it); None
+    otherwise."""
     if write_tool is None or write_tool not in tools:
         return None
     fields = tools[write_tool].operation.input.model_fields
@@ -177,10 +179,28 @@ def direct_call(tools: dict[str, BoundTool], write_tool: str | None,
     for name, info in fields.items():
         key = info.alias or name
         mention = reading.filled.get(key)
+        end = _end_of_start(ctx, reading) if key == "end" and mention is None else None
         if mention is not None and mention.value:
             args[key] = mention.value
-        elif key == "end" and "start" in reading.filled and reading.filled["start"].end:
-            args[key] = reading.filled["start"].end
+        elif end is not None:
+            args[key] = end
         elif info.is_required():
             return None
     return args
+
+
+def _end_of_start(ctx: RunContext, reading: SlotReading) -> str | None:
+    """The end the request gives its start: the range's, else one booking slot of the
+    resource named (its `slot_minutes`, 60 unless set, as bookings.availability counts)."""
+    start, resource = reading.filled.get("start"), reading.filled.get("resource")
+    if start is None or not start.value:
+        return None
+    if start.end:
+        return start.end
+    if resource is None or not resource.value or start.kind != "datetime":
+        return None
+    doc = ctx.scope["resources"].find_one({"_id": resource.value}, projection={"slot_minutes": 1})
+    if doc is None:
+        return None
+    length = timedelta(minutes=int(doc.get("slot_minutes") or 60))
+    return (datetime.fromisoformat(start.value) + length).isoformat()

@@ -231,7 +231,8 @@ def run_tool_loop(*, ask: AskModel, tools: Mapping[str, BoundTool],
             messages.append(HumanMessage(BUDGET_SPENT.format(rounds=max_rounds)))
         must_call = acts and open_ and result.rounds == 0 and not nudged
         choice = (first_call if first_call in offered else "any") if must_call else None
-        reply = ask(messages, [tools[name].schema() for name in offered], choice)
+        shown = offered if choice is None or choice not in tools else [choice]  # held: only it
+        reply = ask(messages, [tools[name].schema() for name in shown], choice)
         reply = _read_as_calls(reply, offered)
         messages.append(reply)
         if not reply.tool_calls:

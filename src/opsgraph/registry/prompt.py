@@ -78,11 +78,9 @@ def _definition(description: str) -> str:
 
 
 def _tool_line(spec: AgentSpec, tool: str) -> str:
-    info = spec.operation(tool)
-    kind = ("write — proposes a change for approval" if info.kind == "write" else "read")
-    line = f"- `{tool.replace('.', '_')}` ({kind})"
-    if info.description:
-        line += f": {info.description}"
+    """A tool's name, kind and prerequisites; what it does is in the schema the model is
+    handed with each call (tools.contract), not said twice."""
+    line = f"- `{tool.replace('.', '_')}` ({spec.tool_kind(tool)})"
     before = spec.requires.get(tool)
     if before:
         names = ", ".join(f"`{t.replace('.', '_')}`" for t in before)

@@ -3,7 +3,7 @@ day and lengths (resolve.times) put together, in the venue's time zone.
 
 A time goes with the nearest day named (before it when two are as near); a time with no
 day is the next such time from now. A part of the day with no clock time makes a range
-("tomorrow morning" 06:00–12:00, "tonight" 17:00–22:00); with one it settles am/pm.
+("tomorrow morning" 06:00–12:00, "tonight" 18:00–23:00); with one it settles am/pm.
 A length ("for an hour") closes the time before it. A day alone is a `date` mention,
 a range of days ("this weekend") a `date` with an `end`.
 """
@@ -132,8 +132,6 @@ def _mention(text: str, moment: _Moment, local: datetime, zone: ZoneInfo) -> Men
         return Mention(words, "date", moment.day.first.isoformat(),
                        end=moment.day.last.isoformat(), start=start)
     part = moment.part.part if moment.part else None
-    if moment.part is not None and moment.part.tonight:
-        part = "tonight"
     day = moment.day.first if moment.day else None
     if moment.clock is None and moment.part is None:
         return None if day is None else Mention(words, "date", day.isoformat(), start=start)

@@ -17,7 +17,13 @@ from functools import lru_cache
 from typing import Any
 
 from opsgraph.resolve.tokens import Token, number_value
-from opsgraph.resolve.vocabulary import FUNCTION_WORDS, GENERIC, STOPWORDS, SYNONYMS
+from opsgraph.resolve.vocabulary import (
+    FUNCTION_WORDS,
+    GENERIC,
+    NUMBER_SIGNS,
+    STOPWORDS,
+    SYNONYMS,
+)
 from opsgraph.store.search_keys import PREFIX_CHARS, name_key, words
 
 Document = dict[str, Any]
@@ -25,7 +31,6 @@ _PUNCT = re.compile(r"[’'.\-]")
 _MIN_SINGLE = 0.48  # a lone word must name half of a record's name ("fatimas": 0.98 of a half)
 _TYPO = 80.0
 _DISTINCTIVE = 5  # letters a lone word of a catalogue name needs to name it alone
-_NUMBER_SIGNS = frozenset({"no", "no.", "number", "num", "nr"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +72,7 @@ def request_words(tokens: list[Token]) -> list[Word]:
     out = []
     for n, t in enumerate(tokens):
         following = tokens[n + 1].norm if n + 1 < len(tokens) else ""
-        if t.norm in _NUMBER_SIGNS and key_of(following).isdigit():
+        if t.norm in NUMBER_SIGNS and key_of(following).isdigit():
             continue  # "court no. 1", "court number one"
         offset = t.start
         for part in t.norm.split("_"):

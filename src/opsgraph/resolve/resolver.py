@@ -4,8 +4,9 @@ The finders run in an order that keeps them from reading the same words twice, e
 marking what it used: e-mail addresses, invoice numbers and typed ids, phone numbers,
 amounts, then named records (members, staff, resources, events; "Morning Yoga" is an
 event, not a morning), then dates and times, words that point at earlier turns ("her",
-"that booking", "the same time", resolve.history), and last a booking named by its
-member and day (resolve.bookings).
+"that booking", "the same time", resolve.history), a pick among the records an earlier
+turn listed ("the family one", resolve.choice), and last a booking named by its member
+and day (resolve.bookings).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from opsgraph.errors import BadInput
 from opsgraph.operations.base import Context
 from opsgraph.operations.currency import currency_code
 from opsgraph.resolve.bookings import find_booking
+from opsgraph.resolve.choice import find_choices, picks_one
 from opsgraph.resolve.contacts import find_emails, find_phones, venue_country
 from opsgraph.resolve.dates import find_moments
 from opsgraph.resolve.days import find_days
@@ -52,10 +54,11 @@ def resolve_request(ctx: Context, text: str, *, timezone: str, now: datetime | N
     zone = zone_of(timezone)
     clock = (now or ctx.now).astimezone(zone)
     settings = dict(tenant) if tenant is not None else ctx.scope.tenant() or {}
-    turns = list(history)[-HISTORY_TURNS:] if points_back(text) else []
+    turns = list(history)[-HISTORY_TURNS:] if points_back(text) or picks_one(text) else []
     earlier = [_with_booking(ctx, turn, _mentions(ctx, turn, clock, zone, settings), zone)
                for turn in turns if turn.strip()]
     found = carry_over(text, _mentions(ctx, text, clock, zone, settings), earlier, zone)
+    found += find_choices(ctx, text, found, earlier)
     found = _with_booking(ctx, text, found, zone)
     return Resolution(clock, timezone, tuple(sorted(found, key=lambda m: (m.start, m.kind))))
 

@@ -14,10 +14,12 @@ import re
 from dataclasses import dataclass
 from datetime import time, timedelta
 
+from opsgraph.resolve.vocabulary import GENERIC, NUMBER_SIGNS
+
 PARTS = {"morning": (time(6), time(12)), "afternoon": (time(12), time(17)),
-         "evening": (time(17), time(22)), "night": (time(18), time(23, 59)),
+         "evening": (time(17), time(22)), "night": (time(18), time(23)),
          "lunchtime": (time(12), time(14))}
-"""A part of the day → its hours."""
+"""A part of the day → its hours ("tonight" is today's night)."""
 _HOUR_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
                "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
 _HW = "|".join(_HOUR_WORDS)
@@ -33,6 +35,11 @@ _RANGE = re.compile(
     rf"\s*(?:-|–|to|till|til|until|and)\s*(?P<b>{_TIME.replace('(?P<', '(?P<b_')})", re.I)
 _BARE_RANGE = re.compile(r"\d\s*(?:-|–|till|til|until)\s*\d", re.I)  # "6-8", "6 till 7"
 _SINGLE = re.compile(rf"(?P<lead>{_LEAD})?(?P<t>{_TIME})", re.I)
+_PART_AFTER = re.compile(r"\s*(?:(?:in|during)\s+the\s+(?:morning|afternoon|evening)|at\s+night"
+                         r"|this\s+(?:morning|afternoon|evening)|tonight|tonite)\b", re.I)
+"""A part of the day right after a bare number makes it a time: "7 in the morning" (not
+after a word that numbers things: "court 2 this afternoon")."""
+_WORD_BEFORE = re.compile(r"([^\W\d_]+)\W*$")
 _PART = re.compile(r"\b(?:(?:in|during)\s+the\s+|this\s+)?(?P<part>morning|afternoon|"
                    r"evening|night|lunchtime|lunch)\b|\b(?P<tonight>tonight|tonite)\b", re.I)
 _DURATION = re.compile(
@@ -58,7 +65,7 @@ class Clock:
         if not self.sure and hour < 12:
             if after is not None:
                 hour = hour if time(hour, self.minute) > after else hour + 12
-            elif part in ("afternoon", "evening", "night", "tonight"):
+            elif part in ("afternoon", "evening", "night"):
                 hour += 12
             elif part not in ("morning",) and 1 <= hour <= 7:
                 hour += 12
@@ -77,7 +84,7 @@ class TimePhrase:
 
 @dataclass(frozen=True, slots=True)
 class PartPhrase:
-    """A part of the day ("morning"; "tonight" is today's evening)."""
+    """A part of the day ("morning"; "tonight" is today's night)."""
 
     start: int
     end: int
@@ -123,8 +130,9 @@ def _hour(word: str) -> int:
 
 
 def find_times(text: str, taken: list[tuple[int, int]]) -> list[TimePhrase]:
-    """Every time or range of times; a bare number counts only after "at", "from", ... or
-    as part of a range, and only as an hour of the day."""
+    """Every time or range of times; a bare number counts only after "at", "from", ...,
+    before a part of the day ("7 in the morning") or as part of a range, and only as an
+    hour of the day."""
     found: list[TimePhrase] = []
 
     def free(start: int, end: int) -> bool:
@@ -144,11 +152,19 @@ def find_times(text: str, taken: list[tuple[int, int]]) -> list[TimePhrase]:
         if re.search(r"clock$", t, re.I):
             bare = False
         c = clock_of(t)
-        if c is None or (bare and not m.group("lead")) or not free(m.start("t"), m.end()):
+        timed = m.group("lead") or (_PART_AFTER.match(text, m.end())
+                                    and not _numbers_a_thing(text, m.start("t")))
+        if c is None or (bare and not timed) or not free(m.start("t"), m.end()):
             continue
         if not bare or c.hour <= 12:
             found.append(TimePhrase(m.start("t"), m.end(), c))
     return sorted(found, key=lambda p: p.start)
+
+
+def _numbers_a_thing(text: str, start: int) -> bool:
+    """True when the word before `start` is one a number follows as its number ("court")."""
+    before = _WORD_BEFORE.search(text[:start])
+    return before is not None and before.group(1).lower() in GENERIC | NUMBER_SIGNS
 
 
 def find_parts(text: str) -> list[PartPhrase]:
@@ -156,7 +172,7 @@ def find_parts(text: str) -> list[PartPhrase]:
     out = []
     for m in _PART.finditer(text):
         if m.group("tonight"):
-            out.append(PartPhrase(m.start(), m.end(), "evening", tonight=True))
+            out.append(PartPhrase(m.start(), m.end(), "night", tonight=True))
         else:
             part = m.group("part").lower()
             out.append(PartPhrase(m.start(), m.end(), "lunchtime" if part == "lunch" else part))

@@ -53,6 +53,9 @@ GENERIC = frozenset({"court", "courts", "studio", "studios", "room", "rooms", "c
 """Words that name a kind of thing, not one thing: alone they are a mention only when
 they pick out one record."""
 
+NUMBER_SIGNS = frozenset({"no", "no.", "number", "num", "nr"})
+"""Words a number follows as the number of something ("court no 2")."""
+
 STAFF_CUES = frozenset({"shift", "shifts", "rota", "staff", "coach", "instructor",
                         "receptionist", "cover", "covering", "assign", "schedule", "swap",
                         "working", "duty", "teacher", "manager", "groundsman", "colleague"})

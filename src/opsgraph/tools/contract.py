@@ -105,14 +105,27 @@ pattern's `[^@\\s]` (named tool choices of `communications_send_email` and
 
 def _for_model(schema: Any) -> Any:
     """`schema` less pydantic's `title` keys (they repeat the field names, and every token of
-    a tool block is prompt time on a small model), patterns and very long length bounds."""
+    a tool block is prompt time on a small model), patterns and very long length bounds; an
+    optional field (`anyOf: [X, null]`, `default: null`) reads as X: leaving it out says
+    the same, in a third of the tokens."""
     if isinstance(schema, dict):
+        schema = _optional_as_plain(schema)
         return {k: _for_model(v) for k, v in schema.items()
                 if not (k in ("title", "pattern") and isinstance(v, str))
                 and not (k == "maxLength" and isinstance(v, int) and v > LONGEST_BOUND)}
     if isinstance(schema, list):
         return [_for_model(v) for v in schema]
     return schema
+
+
+def _optional_as_plain(schema: dict[str, Any]) -> dict[str, Any]:
+    options = schema.get("anyOf")
+    if ("default" not in schema or schema["default"] is not None or not isinstance(options, list)
+            or len(options) != 2 or {"type": "null"} not in options):
+        return schema
+    (plain,) = [o for o in options if o != {"type": "null"}]
+    rest = {k: v for k, v in schema.items() if k not in ("anyOf", "default")}
+    return {**plain, **rest} if isinstance(plain, dict) else schema
 
 
 def tool_schema(op: Operation, kind: ToolKind) -> dict[str, Any]:
