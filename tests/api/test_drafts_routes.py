@@ -17,7 +17,6 @@ from tests.e2e.http_client import bearer
 from tests.jobs.test_inbound_email import FRIENDLY
 
 
-
 def staff() -> dict[str, str]:
     return bearer("staff", user="stf_demo_04")
 

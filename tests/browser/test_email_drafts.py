@@ -6,6 +6,8 @@ and the member's name are hostile markup, shown as text and never run."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +19,7 @@ from tests.browser.dashboard import PHONE, Camera, Dashboard
 from tests.browser.scripts import email_reply
 from tests.e2e.app_process import AppServer
 from tests.e2e.http_client import bearer
-from tests.test_cli import opsgraph
+from tests.test_cli import ROOT
 
 pytestmark = pytest.mark.browser
 
@@ -55,8 +57,11 @@ def test_an_inbound_email_draft_is_edited_sent_approved_and_sent_once(
     demo_db["members"].update_one({"_id": "mem_demo_001", "tenant_id": "demo"},
                                   {"$set": {"name": HOSTILE_NAME}})
     server.write_script(email_reply())
-    done = opsgraph(store_env, "email", "ingest", str(hostile_email(tmp_path)), "--tenant",
-                    "demo", "--model", f"scripted:{server.script}", "--json")
+    # the command as a person runs it (a process of its own, cold: a generous timeout)
+    done = subprocess.run([sys.executable, "-m", "opsgraph.cli", "email", "ingest",
+                           str(hostile_email(tmp_path)), "--tenant", "demo", "--model",
+                           f"scripted:{server.script}", "--json"], env=store_env, cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     draft_id = json.loads(done.stdout)["draft_id"]
     assert draft_id

@@ -26,7 +26,7 @@ from typing import Any, Final
 
 from opsgraph.approvals import PendingChange, get_change, record_pending
 from opsgraph.approvals.dependents import withdraw_change
-from opsgraph.approvals.pending import COLLECTION, display_name
+from opsgraph.approvals.pending import COLLECTION, display_name, note_request
 from opsgraph.engine.proposed_by_person import log_proposal
 from opsgraph.errors import BadInput, Conflict, NotFound
 from opsgraph.jobs.inbound_email import DRAFTS, INBOX
@@ -242,9 +242,10 @@ def send_draft(principal: Principal, draft_id: str, *, subject: str | None = Non
         withdraw_change(scope, PendingChange.model_validate(stale), principal.user_id,
                         reason, at)
     original = scope[INBOX].find_one({"_id": doc.get("inbox_id")}) or {}
-    log_proposal(scope, principal, change,
-                 f"Send the reply to {original.get('from_name') or doc.get('to')}: "
-                 f"{args['subject']}")
+    request = (f"Send the reply to {original.get('from_name') or doc.get('to')}'s email "
+               f"“{original.get('subject') or '(no subject)'}”")
+    note_request(scope, [change.change_id], request)  # the card says what it answers
+    log_proposal(scope, principal, get_change(scope, change.change_id), request)
     return get_draft(scope, draft_id)
 
 

@@ -69,7 +69,8 @@ class DraftDetail {
     if (!change) return null;
     const who = change.decided_by_name ? ` by ${change.decided_by_name}` : "";
     const when = change.decided_at && change.status !== "pending" ? ` · ${ago(change.decided_at)}` : "";
-    return h("p", {class: `note ${this.draft.status === "not_sent" ? "note-error" : "note-wait"}`},
+    const tone = {not_sent: "note-error", sent: "note-ok"}[this.draft.status] || "note-wait";
+    return h("p", {class: `note ${tone}`},
       `${change.status_label}${who}${when}`, change.feedback ? ` — “${change.feedback}”` : "",
       this.draft.status === "awaiting_approval" ? ". A manager decides it in Approvals." : "");
   }

@@ -103,6 +103,8 @@ class ChangeCard {
 
   async decide(decision, extra = {}) {
     this.error.textContent = "";
+    // read before the buttons are disabled: a disabled button loses the focus
+    this.hadFocus = this.el.contains(document.activeElement);
     for (const b of this.el.querySelectorAll("button")) b.disabled = true;
     try {
       const done = await api(`/v1/approvals/${encodeURIComponent(this.card.change_id)}`, {method: "POST", body: {decision, ...extra}});
@@ -127,7 +129,7 @@ class ChangeCard {
 
   /** The card is decided (by us or by someone else): it says so, then leaves the list. */
   settle(words, kind) {
-    const hadFocus = this.el.contains(document.activeElement);
+    const hadFocus = this.hadFocus || this.el.contains(document.activeElement);
     this.el.classList.add("settled", `settled-${kind}`);
     if (hadFocus) this.inbox.focusAfter(this);
     this.buttons.hidden = true;
