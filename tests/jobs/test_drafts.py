@@ -125,3 +125,24 @@ def test_a_member_cannot_send_a_draft(draft_id: str) -> None:
 
     with pytest.raises(Forbidden):
         drafts.send_draft(member, draft_id)
+
+
+def test_the_drafts_commands(draft_id: str, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from opsgraph.cli import main
+
+    assert main(["drafts", "list"]) == 0
+    assert draft_id in capsys.readouterr().out
+    assert main(["drafts", "show", draft_id]) == 0
+    shown = capsys.readouterr().out
+    assert "From: Jane Smith <jane.smith@example.com>" in shown and REPLY in shown
+    assert "source: " in shown
+    assert main(["drafts", "edit", draft_id, "--body", "Edited reply", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["body"] == "Edited reply"
+    assert main(["drafts", "send", draft_id, "--user", "stf_demo_04"]) == 0
+    assert "waits for a manager" in capsys.readouterr().out
+    assert main(["drafts", "send", draft_id]) == 2
+    assert "cannot be sent: it was sent for approval already" in capsys.readouterr().err
+    assert main(["approvals", "list"]) == 0
+    assert "body: — → Edited reply" in capsys.readouterr().out
