@@ -207,6 +207,7 @@ export class InboxView {
     if (!fresh.length) return;
     const words = fresh.length === 1 ? `New change to decide: ${fresh[0].card.summary}` : `${fresh.length} new changes to decide`;
     this.news.textContent = words;
+    this.app.refreshBadge();
     for (const c of fresh) c.el.classList.add("arrived");
     if ("Notification" in window && Notification.permission === "granted" && document.hidden) {
       new Notification("opsgraph · approvals", {body: words, tag: "opsgraph-approvals"});
