@@ -94,6 +94,7 @@ def test_pages_follow_the_cursor(ended: TenantScope) -> None:
     ({"limit": "0"}, "limit: a whole number from 1 to 100"),
     ({"cursor": "not-one"}, "cursor: not a cursor"),
     ({"q": "x" * 201}, "q: at most 200 characters"),
+    ({"requester": "a\x00b"}, "requester: at most 200 characters of text on one line"),
     ({"colour": "red"}, "colour: unknown filter"),
 ])
 def test_bad_filters_are_refused_naming_them(params: dict[str, str], problem: str) -> None:

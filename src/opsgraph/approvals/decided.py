@@ -94,9 +94,12 @@ def parse_query(params: Mapping[str, str]) -> HistoryQuery:
     operation = params.get("operation") or None
     if operation is not None and operation not in CATALOGUE:
         raise BadInput(f"operation: unknown operation {operation!r}", field="operation")
+    for name in ("q", "requester"):
+        text = params.get(name) or ""
+        if len(text) > MAX_QUERY or any(ord(c) < 32 or 0xD800 <= ord(c) <= 0xDFFF for c in text):
+            raise BadInput(f"{name}: at most {MAX_QUERY} characters of text on one line",
+                           field=name)
     q = (params.get("q") or "").strip() or None
-    if q is not None and len(q) > MAX_QUERY:
-        raise BadInput(f"q: at most {MAX_QUERY} characters", field="q")
     query = HistoryQuery(
         statuses=_statuses(params["status"]) if params.get("status") else FINAL,
         operation=operation, requester=(params.get("requester") or "").strip() or None,
