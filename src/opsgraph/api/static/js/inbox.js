@@ -20,7 +20,7 @@ const DONE_WORDS = {approve: "Approved", edit: "Edited and approved", revise: "S
 export function diffTable(card) {
   const rows = card.fields || [];
   if (!rows.length) return h("p", {class: "muted"}, "No field-level details for this change.");
-  return h("table", {class: "diff"},
+  return h("div", {class: "table-wrap"}, h("table", {class: "diff"},
     h("thead", {}, h("tr", {}, h("th", {scope: "col"}, "Field"), h("th", {scope: "col"}, "Now"), h("th", {scope: "col"}, "After"))),
     h("tbody", {}, rows.map((r) => {
       const before = r.old === "—" ? "—" : shown(r.old);
@@ -29,7 +29,7 @@ export function diffTable(card) {
         h("th", {scope: "row"}, r.label),
         h("td", {class: "old"}, r.changed && r.old !== "—" ? h("del", {}, before) : before),
         h("td", {class: "new"}, r.changed ? h("ins", {}, after) : after));
-    })));
+    }))));
 }
 
 class ChangeCard {
