@@ -78,3 +78,17 @@ def test_a_run_is_completed_only_when_its_tasks_did_their_job() -> None:
     assert run_label("completed", [("completed", changed("rejected"))]) == "Not done"
     assert run_label("completed", [read, ("completed", changed("rejected"))]) == "Partly done"
     assert run_label("cancelled", [read]) == "Stopped"
+
+
+def test_every_record_status_an_operation_stores_has_words() -> None:
+    from typing import get_args
+
+    from opsgraph.operations.communications import InboxStatus
+    from opsgraph.operations.invoices import InvoiceStatus
+    from opsgraph.operations.members import MemberStatus
+    from opsgraph.status_words import RECORD_WORDS, record_label
+
+    for kind in (InvoiceStatus, MemberStatus, InboxStatus):
+        assert set(get_args(kind)) <= set(RECORD_WORDS), kind
+    assert record_label("partially_refunded") == "Partly refunded"
+    assert record_label("confirmed") == "Confirmed"

@@ -232,6 +232,8 @@ def cmd_approvals_list(args: argparse.Namespace) -> int:
     _cli().out(args, rows, lambda rs: "\n".join(
         f"{r['change_id']}  {r['operation']:<28} {r['summary']}"
         + (f"  (waits for {', '.join(r['waits_for'])})" if r.get("waits_for") else "")
+        + "".join(f"\n    {f['label']}: {f['old']} → {f['new']}" for f in r["fields"]
+                  if f["changed"])
         for r in rs) or "none pending")
     return 0
 

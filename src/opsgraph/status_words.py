@@ -50,6 +50,33 @@ RUN_WORDS: Final[dict[str, str]] = {
 }
 """A run's status (`run_finished`) → words, when its tasks say nothing worse."""
 
+RECORD_WORDS: Final[dict[str, str]] = {
+    "open": "Open",
+    "overdue": "Overdue",
+    "paid": "Paid",
+    "partially_refunded": "Partly refunded",
+    "refunded": "Refunded",
+    "confirmed": "Confirmed",
+    "cancelled": "Cancelled",
+    "scheduled": "Scheduled",
+    "active": "Active",
+    "paused": "Paused",
+    "queued": "Queued to send",
+    "new": "New",
+    "read": "Read",
+    "answered": "Answered",
+}
+"""A record's `status` (an invoice's, a booking's, a member's, ...) → words, as a change's
+card shows it."""
+
+DRAFT_WORDS: Final[dict[str, str]] = {
+    "draft": "Draft",
+    "discarded": "Discarded",
+    "sent": "Sent",
+}
+"""A reply draft's state (`jobs.drafts`) → words; a draft sent for approval has its
+change's words ("Waiting for a manager", "Rejected", ...)."""
+
 NOT_DONE: Final = "Not done"
 PARTLY: Final = "Partly done"
 
@@ -57,6 +84,11 @@ PARTLY: Final = "Partly done"
 def change_label(status: str) -> str:
     """A change's status in words."""
     return CHANGE_WORDS.get(status, status.replace("_", " ").capitalize())
+
+
+def record_label(status: str) -> str:
+    """A record's status in words (`partially_refunded` → "Partly refunded")."""
+    return RECORD_WORDS.get(status, status.replace("_", " ").capitalize())
 
 
 def _last_outcome(calls: Iterable[Mapping[str, Any]]) -> str | None:

@@ -42,6 +42,10 @@ def test_a_proposal_is_stored_with_everything_the_card_needs(scope: TenantScope,
         "requested_by": {"user_id": "staff-bo", "name": "staff-bo"},
         "request": "",  # noted when the run pauses (engine.thread_log)
         "waits_for": [],  # the changes it depends on (approvals.dependents)
+        "origin": "run",  # an agent's run proposed it (not a reply draft)
+        # each field in words (approvals.fields), amounts in the change's currency
+        "fields": [{"field": "email", "label": "email", "old": "jane@old.example",
+                    "new": "jane@new.example", "changed": True}],
     }
     stored = scope["pending_changes"].find_one({"_id": change.change_id})
     assert stored is not None

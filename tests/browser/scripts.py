@@ -35,3 +35,17 @@ def booking_and_policy(synthesis_delay_ms: int) -> dict[str, Any]:
     script["turns"]["t2"] = [call("facilities_status", resource="Court 1"),
                              {"content": "Court 1 is open."}]
     return {**script, "synthesis": POLICY_ANSWER, "synthesis_delay_ms": synthesis_delay_ms}
+
+
+EMAIL_REPLY = "Thanks for asking: cancellations need 24 hours notice."
+
+
+def email_reply(reply: str = EMAIL_REPLY) -> dict[str, Any]:
+    """An inbound email's run: the policy read (the draft's source), then the reply."""
+    turns = [call("knowledge_search", query="cancellation policy"),
+             call("knowledge_read_section", document="booking-policy",
+                  section="booking-policy#cancelling-a-booking"),
+             {"content": reply}]
+    return {"plan": {"tasks": [task("t1", "knowledge", "search", "Find the cancellation "
+                                                                  "policy")]},
+            "turns": {"t1": turns}, "synthesis": reply}

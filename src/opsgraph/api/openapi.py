@@ -145,6 +145,7 @@ def _visitor_header() -> Param:
 
 def _routes() -> tuple[ApiRoute, ...]:
     from opsgraph.api.agent_protocol.openapi_routes import protocol_routes
+    from opsgraph.api.inbox_openapi import inbox_routes
     from opsgraph.approvals.pending import STATUSES
     from opsgraph.operations.catalogue import CATALOGUE
 
@@ -251,6 +252,7 @@ def _routes() -> tuple[ApiRoute, ...]:
                  "Keep-warm (open); a scheduled job or queue records (admin, own tenant)",
                  "visitor", response=(EventResult,), request=(EventRequest,),
                  errors=(403,)),
+        *inbox_routes(),
         *protocol_routes(),
     )
 

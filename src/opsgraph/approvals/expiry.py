@@ -30,7 +30,7 @@ def expire_change(scope: TenantScope, change: PendingChange, actor: str, now: da
     """CAS pending → expired when the change is past its expiry; True when this call won."""
     moved = scope[COLLECTION].find_one_and_update(
         {"_id": change.change_id, "status": "pending", "expires_at": {"$lte": now}},
-        {"$set": {"status": "expired", "expired_at": now}},
+        {"$set": {"status": "expired", "expired_at": now, "finished_at": now}},
     )
     if moved is None:
         return False

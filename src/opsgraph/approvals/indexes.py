@@ -20,6 +20,9 @@ PENDING_INDEXES = (
     # before a retry moved it (`earlier_runs`).
     IndexModel([("tenant_id", ASCENDING), ("fingerprint", ASCENDING), ("status", ASCENDING)],
                name="tenant_fingerprint_status"),
+    # The history (`approvals.decided`): ended changes, newest first.
+    IndexModel([("tenant_id", ASCENDING), ("finished_at", DESCENDING)],
+               name="tenant_finished"),
     # The expiry sweep runs across tenants.
     IndexModel([("status", ASCENDING), ("expires_at", ASCENDING)], name="status_expires"),
 )

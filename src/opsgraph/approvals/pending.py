@@ -25,9 +25,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pymongo.errors import DuplicateKeyError
 
+from opsgraph.approvals.fields import change_fields
 from opsgraph.audit import record_transition
 from opsgraph.errors import BadInput, Conflict, NotFound
 from opsgraph.operations.base import Preview
+from opsgraph.operations.currency import DEFAULT_CURRENCY, currency_code
 from opsgraph.operations.invoke import new_change_id
 from opsgraph.operations.records import to_json
 from opsgraph.principal import Principal
@@ -86,6 +88,11 @@ class PendingChange(BaseModel):
     proposed_by_name: str | None = None
     request: str = ""
     """The message of the run that proposed it (set as the run pauses on it)."""
+    origin: Literal["run", "draft"] = "run"
+    """`run`: an agent's run proposed it and waits for it. `draft`: a person sent a reply
+    draft (`jobs.drafts`); no run waits for it, and its decision ends on its own thread."""
+    currency: str = DEFAULT_CURRENCY
+    """The tenant's currency when it was proposed: how its card writes amounts."""
     waits_for: tuple[str, ...] = ()
     """The changes this one depends on (its task depends on the tasks that proposed them):
     it is decidable once they applied, and withdrawn when one of them does not apply."""
@@ -145,6 +152,8 @@ class PendingChange(BaseModel):
             "requested_by": self.requested_by,
             "request": self.request,
             "waits_for": list(self.waits_for),
+            "origin": self.origin,
+            "fields": change_fields(self.old, self.new, self.currency),
             "created_at": self.created_at,
             "expires_at": self.expires_at,
         })
@@ -203,9 +212,8 @@ def json_args(args: Mapping[str, Any] | BaseModel) -> dict[str, Any]:
     return out
 
 
-def approval_ttl(scope: TenantScope) -> timedelta:
+def approval_ttl(tenant: Mapping[str, Any]) -> timedelta:
     """The tenant's `approval_ttl_s` (on its tenants document), default one hour."""
-    tenant = scope.tenant() or {}
     ttl = tenant.get("approval_ttl_s", DEFAULT_TTL_S)
     if not isinstance(ttl, int | float) or isinstance(ttl, bool) or ttl <= 0:
         ttl = DEFAULT_TTL_S
@@ -216,7 +224,8 @@ def record_pending(scope: TenantScope, *, thread_id: str, task_id: str, agent: s
                    operation: str, args: Mapping[str, Any] | BaseModel, preview: Preview,
                    proposed_by: Principal | str, attempt: int = 0,
                    now: datetime | None = None,
-                   waits_for: tuple[str, ...] = ()) -> PendingChange:
+                   waits_for: tuple[str, ...] = (),
+                   origin: Literal["run", "draft"] = "run") -> PendingChange:
     """Record a proposal as a pending change; the same proposal again returns the same change.
 
     Idempotent by (thread_id, task_id, attempt, fingerprint). `attempt` counts the task's
@@ -225,8 +234,10 @@ def record_pending(scope: TenantScope, *, thread_id: str, task_id: str, agent: s
     a change still pending for the same requester on another thread (a retried request) is
     that change, moved to this run; an orphaned change proposed again by its run's key is
     pending again. `waits_for`: the changes it depends on (recorded with its first recording).
+    `origin`: `draft` for a reply draft's send, which no run waits for.
     """
     at = utcnow(now)
+    tenant = scope.tenant() or {}
     plain = json_args(args)
     fp = fingerprint(operation, plain)
     run = ProposingRun(thread_id=thread_id, task_id=task_id, attempt=attempt)
@@ -235,9 +246,9 @@ def record_pending(scope: TenantScope, *, thread_id: str, task_id: str, agent: s
     doc: Document = {
         "_id": new_change_id(), **key, "agent": agent, "operation": operation, "args": plain,
         "old": preview.old, "new": preview.new, "summary": preview.summary,
-        "status": "pending", "created_at": at, "expires_at": at + approval_ttl(scope),
+        "status": "pending", "created_at": at, "expires_at": at + approval_ttl(tenant),
         "proposed_by": user, "proposed_by_name": display_name(scope, user),
-        "waits_for": list(waits_for),
+        "waits_for": list(waits_for), "origin": origin, "currency": currency_code(tenant),
     }
     for attempt_no in range(_UPSERT_TRIES):
         own = _proposed_by_run(scope, run, fp)

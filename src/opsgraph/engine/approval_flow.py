@@ -30,6 +30,7 @@ from opsgraph.approvals import (
 )
 from opsgraph.approvals.pending import display_name, utcnow
 from opsgraph.engine.events import Event
+from opsgraph.engine.proposed_by_person import log_outcome
 from opsgraph.engine.runner import NotWaiting, stream_resume, thread_state
 from opsgraph.engine.threads import thread_lease
 from opsgraph.errors import Conflict, Gone, OpsgraphError, TooManyRequests
@@ -93,6 +94,8 @@ def close_if_orphaned(principal: Principal, scope: TenantScope, change: PendingC
     to `wait_s`, then Conflict), and no run can start pausing on it while it is marked. A
     retried request that takes the change meanwhile is followed to its run.
     """
+    if change.origin != "run":
+        return False  # a person proposed it: no run was ever to resume
     for _ in range(_FOLLOW_RETRIES):
         if waiting_threads(principal, change):
             return False
@@ -278,6 +281,11 @@ def decide_and_resume(principal: Principal, change_id: str, decision: str, *,
              "decided_by_name": display_name(scope, principal.user_id),
              "edited": decision == "edit"}
     crash_point("after_settle")
+    if decided.change.origin != "run":  # no run waits: its thread's log hears the outcome
+        if not claim_resume(scope, change_id):
+            raise already_decided(scope, get_change(scope, change_id))
+        yield from log_outcome(principal, scope, decided.change)
+        return
     if check_budget is not None:
         try:
             check_budget()

@@ -17,7 +17,7 @@ again on the same thread. Two ingests of one new message at once run one after t
     inbox   {_id, tenant_id, message_id, from, from_name, to, subject, body, received_at,
              sent_at, status: "new", member_id, channel: "email"}
     drafts  {_id, tenant_id, inbox_id, thread_id, to, subject, body, status: "draft",
-             created_at, in_reply_to, denied}
+             created_at, in_reply_to, denied, sources}   (staff review them: jobs.drafts)
 """
 
 from __future__ import annotations
@@ -72,6 +72,7 @@ class RunOutcome:
 
     status: str = "failed"
     answer: str | None = None
+    sources: list[dict[str, Any]] = field(default_factory=list)
     errors: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -226,6 +227,7 @@ def _run(principal: Principal, message: str, thread_id: str, model: str | None) 
     for ev in stream_run(principal, message, thread_id=thread_id, model=model):
         if ev.event == "answer":
             outcome.answer = str(ev.data.get("text") or "")
+            outcome.sources = list(ev.data.get("sources") or [])
         elif ev.event == "error":
             outcome.errors.append(dict(ev.data))
         elif ev.event == "run_finished":
@@ -272,12 +274,12 @@ def reply_subject(subject: str) -> str:
 
 
 def _store_draft(scope: TenantScope, mail: InboundEmail, inbox_id: str, hex_id: str,
-                 answer: str, denied: list[dict[str, Any]]) -> Document:
+                 outcome: RunOutcome, denied: list[dict[str, Any]]) -> Document:
     return insert_once(scope[DRAFTS], {
         "_id": f"draft_{hex_id}", "inbox_id": inbox_id, "thread_id": f"email_{hex_id}",
-        "to": mail.sender, "subject": reply_subject(mail.subject), "body": answer,
+        "to": mail.sender, "subject": reply_subject(mail.subject), "body": outcome.answer,
         "status": "draft", "created_at": datetime.now(UTC), "in_reply_to": mail.key,
-        "denied": denied})
+        "denied": denied, "sources": outcome.sources})
 
 
 def _tenant_scope(principal: Principal) -> TenantScope:
@@ -309,7 +311,7 @@ def ingest_email(tenant_id: str, raw: bytes, *, model: str | None = None,
         denied = denied_tasks(principal, thread_id)
         if outcome.answer is not None and outcome.status in ("completed",
                                                              "completed_with_errors"):
-            draft = _store_draft(scope, mail, inbox["_id"], hex_id, outcome.answer, denied)
+            draft = _store_draft(scope, mail, inbox["_id"], hex_id, outcome, denied)
     else:
         denied = list(draft.get("denied") or [])
     pending, writes = thread_effects(scope, thread_id, principal.user_id)

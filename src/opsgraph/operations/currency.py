@@ -30,9 +30,13 @@ def tenant_currency(scope: TenantScope) -> str:
 
 
 def money_words(scope: TenantScope, amount: Decimal | float | int | str) -> str:
+    """`£30.00` in the tenant's currency."""
+    return money_text(tenant_currency(scope), amount)
+
+
+def money_text(code: str, amount: Decimal | float | int | str) -> str:
     """`£30.00`; a currency without a symbol here is written after the amount
-    (`30.00 CHF`)."""
+    (`30.00 CHF`). ArithmeticError for text that is no amount."""
     value = Decimal(str(amount)).quantize(Decimal("0.01"))
-    code = tenant_currency(scope)
     symbol = SYMBOLS.get(code)
     return f"{symbol}{value:,}" if symbol else f"{value:,} {code}"

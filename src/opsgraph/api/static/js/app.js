@@ -1,10 +1,12 @@
 // The page: who is signed in, which model answers, and which view shows (by the URL's
-// fragment: #/ and #/threads/<id> chat, #/approvals, #/settings, #/harness,
+// fragment: #/ and #/threads/<id> chat, #/approvals, #/history, #/drafts[/<id>], #/settings, #/harness,
 // #/record/<kind>/<id>).
 
 import {api, token, setToken, whoami, isManager, isAdmin} from "./api.js";
 import {h, $, fill, shown} from "./dom.js";
 import {ChatView} from "./chat.js";
+import {DraftsView, mayReviewDrafts, openDrafts} from "./drafts.js";
+import {HistoryView} from "./history.js";
 import {HarnessView} from "./harness.js";
 import {InboxView} from "./inbox.js";
 import {SettingsView} from "./settings.js";
@@ -106,6 +108,8 @@ class App {
     }
     const me = this.me;
     $("#nav-approvals").hidden = !isManager(me);
+    $("#nav-history").hidden = !isManager(me);
+    $("#nav-drafts").hidden = !mayReviewDrafts(me);
     $("#nav-settings").hidden = !isAdmin(me);
     $("#nav-harness").hidden = !isAdmin(me);
     const known = ((info && info.demo_users) || []).find((u) => me && u.user_id === me.user);
@@ -117,6 +121,7 @@ class App {
   }
 
   async refreshBadge() {
+    this.refreshDraftsBadge();
     const badge = $("#approvals-count");
     if (!isManager(this.me)) { badge.hidden = true; return; }
     try {
@@ -125,6 +130,14 @@ class App {
       badge.textContent = String(changes.length);
       badge.setAttribute("aria-label", `${changes.length} waiting`);
     } catch { badge.hidden = true; }
+  }
+
+  async refreshDraftsBadge() {
+    const badge = $("#drafts-count");
+    const open = mayReviewDrafts(this.me) ? await openDrafts().catch(() => 0) : 0;
+    badge.hidden = open === 0;
+    badge.textContent = String(open);
+    badge.setAttribute("aria-label", `${open} to review`);
   }
 
   get signedInOrVisitor() { return !!token() || sessionStorage.getItem(VISITOR_KEY) === "1"; }
@@ -152,6 +165,10 @@ class App {
     }
     if (hash === "#/approvals" && isManager(this.me)) {
       this.mount("approvals", () => new InboxView($("#view"), this)).show();
+    } else if (hash === "#/history" && isManager(this.me)) {
+      this.mount("history", () => new HistoryView($("#view"), this)).show();
+    } else if (/^#\/drafts(\/|$)/.test(hash) && mayReviewDrafts(this.me)) {
+      this.mount("drafts", () => new DraftsView($("#view"), this)).show(decodeURIComponent(hash.slice(9)) || null);
     } else if (hash === "#/settings" && isAdmin(this.me)) {
       this.mount("settings", () => new SettingsView($("#view"), this)).show();
     } else if (hash === "#/harness" && isAdmin(this.me)) {

@@ -1,40 +1,35 @@
 // The approvals inbox (managers, admins): pending changes newest first, each with the
 // request that produced it, who asked, the time left and old → new field by field; the
 // manager approves, edits (a form from the operation's schema), asks for a revision or
-// rejects. A decision that lost a race says who decided first.
+// rejects. A decision that lost a race says who decided first. Cards that arrive while the
+// page is open are announced (a live region, the count in the tab's title, a browser
+// notification when allowed); the keyboard moves between cards (j/k, arrows) and decides
+// the focused one (SHORTCUTS).
 
 import {api} from "./api.js";
 import {h, fill, ago, timeLeft, shown, operationLabel, toast} from "./dom.js";
 import {EditForm} from "./editform.js";
 
 const POLL_MS = 5000;
+const SHORTCUTS = [["j / ↓", "next card"], ["k / ↑", "previous card"], ["a", "approve"],
+  ["e", "edit"], ["r", "revise"], ["x", "reject"], ["Esc", "close a form"]];
 const DONE_WORDS = {approve: "Approved", edit: "Edited and approved", revise: "Sent back for revision", reject: "Rejected"};
 
-/** {path: value} for nested objects: {changes: {phone: 1}} → {"changes.phone": 1}. */
-function flatten(value, prefix = "", out = {}) {
-  if (value && typeof value === "object" && !Array.isArray(value)) {
-    for (const [k, v] of Object.entries(value)) flatten(v, prefix ? `${prefix}.${k}` : k, out);
-  } else if (prefix) {
-    out[prefix] = value;
-  }
-  return out;
-}
-
-export function diffTable(oldValue, newValue) {
-  const before = flatten(oldValue || {});
-  const after = flatten(newValue || {});
-  // ids are for the machine: the names beside them are what a manager reads
-  const keys = [...new Set([...Object.keys(after), ...Object.keys(before)])].filter((k) => !/(^|_)id$/.test(k));
-  if (!keys.length) return h("p", {class: "muted"}, "No field-level details for this change.");
-  return h("table", {class: "diff"},
+/** A change's fields, old → new, in the API's words (`fields`: money with the tenant's
+ * currency, statuses as people say them; ids left out for the names beside them). */
+export function diffTable(card) {
+  const rows = card.fields || [];
+  if (!rows.length) return h("p", {class: "muted"}, "No field-level details for this change.");
+  return h("div", {class: "table-wrap"}, h("table", {class: "diff"},
     h("thead", {}, h("tr", {}, h("th", {scope: "col"}, "Field"), h("th", {scope: "col"}, "Now"), h("th", {scope: "col"}, "After"))),
-    h("tbody", {}, keys.map((k) => {
-      const changed = JSON.stringify(before[k]) !== JSON.stringify(after[k]);
-      return h("tr", {class: changed ? "changed" : "same"},
-        h("th", {scope: "row"}, k.replaceAll("_", " ")),
-        h("td", {class: "old"}, changed && k in before ? h("del", {}, shown(before[k])) : shown(before[k])),
-        h("td", {class: "new"}, changed ? h("ins", {}, shown(after[k])) : shown(after[k])));
-    })));
+    h("tbody", {}, rows.map((r) => {
+      const before = r.old === "—" ? "—" : shown(r.old);
+      const after = r.new === "—" ? "—" : shown(r.new);
+      return h("tr", {class: r.changed ? "changed" : "same"},
+        h("th", {scope: "row"}, r.label),
+        h("td", {class: "old"}, r.changed && r.old !== "—" ? h("del", {}, before) : before),
+        h("td", {class: "new"}, r.changed ? h("ins", {}, after) : after));
+    }))));
 }
 
 class ChangeCard {
@@ -50,12 +45,13 @@ class ChangeCard {
       h("button", {type: "button", onclick: () => this.openEdit()}, "Edit"),
       h("button", {type: "button", onclick: () => this.openFeedback("revise")}, "Revise"),
       h("button", {type: "button", class: "danger", onclick: () => this.openFeedback("reject")}, "Reject"));
-    this.el = h("article", {class: "card", dataset: {changeId: card.change_id}, "aria-label": card.summary},
+    this.el = h("article", {class: "card", tabindex: "0", dataset: {changeId: card.change_id}, "aria-label": card.summary,
+      "aria-keyshortcuts": "A E R X J K"},
       h("header", {class: "card-head"}, h("span", {class: "op"}, operationLabel(card.operation)), this.expiry),
       h("h3", {class: "summary"}, card.summary),
       h("p", {class: "meta"}, "Asked by ", h("strong", {}, who), card.created_at ? ` · ${ago(card.created_at)}` : ""),
       card.request ? h("blockquote", {class: "request"}, card.request) : null,
-      diffTable(card.old, card.new), this.buttons, this.panel, this.error);
+      diffTable(card), this.buttons, this.panel, this.error);
     this.tick();
   }
 
@@ -67,7 +63,7 @@ class ChangeCard {
     this.expiry.classList.toggle("soon", !!this.card.expires_at && new Date(this.card.expires_at) - Date.now() < 10 * 60000);
   }
 
-  closePanel() { fill(this.panel); this.buttons.hidden = false; }
+  closePanel() { fill(this.panel); this.buttons.hidden = false; this.el.focus(); }
 
   openFeedback(decision) {
     const revise = decision === "revise";
@@ -107,6 +103,8 @@ class ChangeCard {
 
   async decide(decision, extra = {}) {
     this.error.textContent = "";
+    // read before the buttons are disabled: a disabled button loses the focus
+    this.hadFocus = this.el.contains(document.activeElement);
     for (const b of this.el.querySelectorAll("button")) b.disabled = true;
     try {
       const done = await api(`/v1/approvals/${encodeURIComponent(this.card.change_id)}`, {method: "POST", body: {decision, ...extra}});
@@ -131,7 +129,9 @@ class ChangeCard {
 
   /** The card is decided (by us or by someone else): it says so, then leaves the list. */
   settle(words, kind) {
+    const hadFocus = this.hadFocus || this.el.contains(document.activeElement);
     this.el.classList.add("settled", `settled-${kind}`);
+    if (hadFocus) this.inbox.focusAfter(this);
     this.buttons.hidden = true;
     fill(this.panel, h("p", {class: `settled-note settled-note-${kind}`, role: "status"}, words));
     setTimeout(() => this.inbox.drop(this), kind === "ok" ? 2500 : 8000);
@@ -142,13 +142,23 @@ export class InboxView {
   constructor(root, app) {
     this.app = app;
     this.cards = new Map();
-    this.list = h("div", {class: "cards"});
-    this.state = h("p", {class: "muted inbox-state", role: "status"});
+    this.loaded = false;
+    this.title = document.title;
+    this.list = h("div", {class: "cards", onkeydown: (e) => this.onKey(e)});
+    this.state = h("p", {class: "muted inbox-state", role: "status", tabindex: "-1"});
+    this.news = h("p", {class: "sr-only", role: "status", "aria-live": "polite"});
+    const notify = "Notification" in window && Notification.permission === "default"
+      ? h("button", {type: "button", class: "small", onclick: (e) => {
+        Notification.requestPermission().finally(() => { e.target.hidden = true; });
+      }}, "Notify me of new changes") : null;
     fill(root, h("div", {class: "inbox"},
       h("header", {class: "view-head"}, h("h2", {}, "Approvals"),
-        h("button", {type: "button", class: "small", onclick: () => this.refresh()}, "Refresh")),
+        h("div", {class: "form-actions"}, notify,
+          h("button", {type: "button", class: "small", onclick: () => this.refresh()}, "Refresh"))),
       h("p", {class: "muted"}, "Changes the assistant proposed. Nothing happens until you decide."),
-      this.state, this.list));
+      h("p", {class: "shortcuts", id: "inbox-keys"}, h("span", {class: "muted"}, "Keyboard: "),
+        SHORTCUTS.map(([keys, does]) => h("span", {class: "shortcut"}, h("kbd", {}, keys), ` ${does}`))),
+      this.state, this.news, this.list));
   }
 
   show() {
@@ -157,7 +167,52 @@ export class InboxView {
     this.timer = setInterval(() => { if (!document.hidden) this.refresh(); }, POLL_MS);
   }
 
-  hide() { clearInterval(this.timer); }
+  hide() { clearInterval(this.timer); document.title = this.title; }
+
+  /** The cards still to decide, in page order. */
+  open() { return [...this.list.querySelectorAll(".card:not(.settled)")]; }
+
+  focusAfter(card) {
+    const open = this.open();
+    const next = open.find((el) => card.el.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING) || open.at(-1);
+    if (next) next.focus(); else this.state.focus?.();
+  }
+
+  /** j/k and the arrows move between cards; a, e, r, x decide the focused one. Keys typed
+   * in a form (a revision's feedback, an edit) are the form's; Esc closes it. */
+  onKey(e) {
+    const el = e.target.closest(".card");
+    const card = el && this.cards.get(el.dataset.changeId);
+    if (!card || e.altKey || e.ctrlKey || e.metaKey) return;
+    if (e.target.closest("form, input, textarea, select")) {
+      if (e.key === "Escape") { e.preventDefault(); card.closePanel(); }
+      return;
+    }
+    const move = {j: 1, ArrowDown: 1, k: -1, ArrowUp: -1}[e.key];
+    if (move) {
+      const open = this.open();
+      const at = open.indexOf(el);
+      const to = open[Math.min(open.length - 1, Math.max(0, at + move))];
+      if (to) { e.preventDefault(); to.focus(); }
+      return;
+    }
+    const act = {a: () => card.decide("approve"), e: () => card.openEdit(),
+      r: () => card.openFeedback("revise"), x: () => card.openFeedback("reject")}[e.key.toLowerCase()];
+    if (act && !card.busy) { e.preventDefault(); act(); }
+  }
+
+  /** New cards while the page is open: said in the live region, and as a browser
+   * notification when the user allowed them and the tab is not in view. */
+  announce(fresh) {
+    if (!fresh.length) return;
+    const words = fresh.length === 1 ? `New change to decide: ${fresh[0].card.summary}` : `${fresh.length} new changes to decide`;
+    this.news.textContent = words;
+    this.app.refreshBadge();
+    for (const c of fresh) c.el.classList.add("arrived");
+    if ("Notification" in window && Notification.permission === "granted" && document.hidden) {
+      new Notification("opsgraph · approvals", {body: words, tag: "opsgraph-approvals"});
+    }
+  }
 
   changed() { this.app.refreshBadge(); }
 
@@ -187,11 +242,13 @@ export class InboxView {
       if (!ids.has(id) && !card.busy) { card.el.remove(); this.cards.delete(id); }
     }
     let previous = null;
+    const fresh = [];
     for (const c of changes) {
       let card = this.cards.get(c.change_id);
       if (!card) {
         card = new ChangeCard(c, this);
         this.cards.set(c.change_id, card);
+        if (this.loaded) fresh.push(card);
       }
       card.tick();
       if (!card.el.isConnected) {  // a new card; cards on the page stay put (focus, typing)
@@ -199,6 +256,9 @@ export class InboxView {
       }
       previous = card;
     }
+    this.loaded = true;
+    this.announce(fresh);
+    document.title = changes.length ? `(${changes.length}) ${this.title}` : this.title;
     this.emptyCheck();
   }
 }
