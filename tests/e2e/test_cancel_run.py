@@ -13,7 +13,7 @@ from httpx_sse import connect_sse
 from tests.e2e.app_process import AppServer
 from tests.e2e.flows import wait_for
 from tests.e2e.http_client import bearer, stream
-from tests.e2e.scripts import EMILY, call, task
+from tests.e2e.scripts import EMILY, call, opening_hours, phone_update, task
 
 SLOW_MS = 4000
 
@@ -75,3 +75,49 @@ def test_a_run_in_flight_stops_and_its_card_is_withdrawn(server: AppServer, http
     stranger = http.post(f"/v1/runs/{accepted['run_id']}/cancel",
                          headers=bearer("staff", user="someone-else"))
     assert stranger.status_code == 404
+
+
+def test_a_run_stopped_after_a_resume_leaves_its_thread_open(server: AppServer,
+                                                              http: httpx.Client,
+                                                              demo_db: Any) -> None:
+    """Issue 19: a resumed run that is stopped must not leave its thread paused on the
+    cards it was resumed from (a new message was refused as "waiting for 1 approval")."""
+    server.write_script(phone_update("+44 7700 900555", final_delay_ms=SLOW_MS))
+    staff = bearer("staff")
+    paused = stream(http, "/v1/runs", {"message": "Change Emily Chen's phone"}, staff)
+    assert paused.finished["status"] == "awaiting_approval", paused.events
+    thread = paused.finished["thread_id"]
+    [card] = paused.of("approval_required")[0]["changes"]
+    events: list[tuple[str, dict[str, Any]]] = []
+    with server.client() as other, connect_sse(
+            http, "POST", f"/v1/approvals/{card['change_id']}", json={"decision": "approve"},
+            headers=bearer("manager", user="sam")) as source:
+        for sse in source.iter_sse():
+            if not sse.data:
+                continue
+            events.append((sse.event, json.loads(sse.data)))
+            if sse.event == "run_started":  # the resumed run: its model is slow; stop it
+                stopped = other.post(f"/v1/runs/{events[-1][1]['run_id']}/cancel",
+                                     headers=staff)
+                assert stopped.status_code == 202, stopped.text
+    assert events[-1] == ("run_finished", events[-1][1]), events
+    assert events[-1][1]["status"] == "cancelled", events
+    change = demo_db["pending_changes"].find_one({"_id": card["change_id"]})
+    assert change["status"] == "applied" and change["resumed_at"] is not None
+    assert demo_db["members"].find_one({"_id": EMILY})["phone"] == "+44 7700 900555"
+    [answer] = [data for name, data in events if name == "answer"]
+    assert answer["text"].splitlines() == [
+        "Stopped at your request before it finished.",
+        f"Applied: {change['summary']}."], answer  # the decision before it stands, said so
+    assert http.get(f"/v1/threads/{thread}", headers=staff).json()["status"] == "cancelled"
+
+    server.write_script(opening_hours())
+    again = stream(http, "/v1/runs", {"message": "When do you open?", "thread_id": thread},
+                   staff)
+    assert again.status == 200, again.error
+    assert again.finished["status"] == "completed", again.events
+    detail = http.get(f"/v1/threads/{thread}", headers=staff).json()
+    assert detail["status"] == "completed" and detail["pending"] == []
+    assert [m["role"] for m in detail["messages"]][-1] == "assistant", detail["messages"]
+    assert demo_db["audit"].count_documents({"change_id": card["change_id"],
+                                             "to": "applied"}) == 1

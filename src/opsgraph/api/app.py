@@ -29,6 +29,7 @@ from opsgraph.api import (
     harness_view,
     knowledge_admin,
     mcp_spec,
+    me,
     threads,
 )
 from opsgraph.api.bodies import parse_json_object
@@ -243,6 +244,7 @@ ROUTES = [
     Route("/v1/tenant/settings", first_run.tenant_settings, methods=["GET", "PUT"]),
     Route("/v1/info", first_run.info, methods=["GET"]),
     Route("/v1/local/sign-in", first_run.local_sign_in, methods=["POST"]),
+    Route("/v1/me", me.me, methods=["GET"]),
     Route("/v1/harness", harness_view.get_harness, methods=["GET"]),
     Route("/v1/knowledge/documents", knowledge_admin.list_documents, methods=["GET"]),
     Route("/v1/knowledge/documents/{slug}", knowledge_admin.put_document, methods=["PUT"]),

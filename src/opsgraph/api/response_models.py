@@ -229,6 +229,16 @@ class SignedIn(Out):
     token: str = Field(description="A bearer token for the chosen user and role.")
 
 
+class Me(Out):
+    """Who the caller is, as the dashboard's header shows them."""
+
+    tenant_id: str
+    user_id: str
+    name: str = Field(description="The staff or member record's name for the user id, else "
+                                  "the id itself; `Visitor` for a visitor.")
+    roles: list[str]
+
+
 class TenantSettings(Out):
     capability_mode: Literal["observe", "enforce"]
     off_topic_reply: str = Field(description="Empty: the generic reply.")

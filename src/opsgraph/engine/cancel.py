@@ -5,7 +5,9 @@ holder), because the run may be going on in another process (Lambda runs one req
 instance). The run reads the mark in the same read that confirms its lease (every step of
 the graph, each sub-task as it starts, and before it pauses: `RunContext.step`) and ends
 `cancelled` there: its undecided cards are `withdrawn`, and nothing is half written, since
-a run applies nothing itself (a change applies only by a decision's compare-and-set).
+a run applies nothing itself (a change applies only by a decision's compare-and-set). The
+stopped run clears the graph's pending tasks (`engine.runner._drive`): a run resumed after
+a decision would otherwise leave its thread paused on the cards it was resumed from.
 """
 
 from __future__ import annotations

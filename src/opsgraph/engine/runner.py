@@ -18,6 +18,7 @@ from typing import Any, cast
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.graph import END
 from langgraph.types import Command, Interrupt
 
 from opsgraph.engine.cancel import CANCELLED_WORDS, RunCancelled
@@ -31,7 +32,7 @@ from opsgraph.engine.threads import LeasedSaver, thread_lease
 from opsgraph.errors import BadInput, Conflict, NotFound, OpsgraphError
 from opsgraph.harness.spec import HarnessDoc
 from opsgraph.principal import Principal, parse_plan
-from opsgraph.status_words import run_label
+from opsgraph.status_words import change_label, run_label
 from opsgraph.store.scope import TenantScope
 
 log = logging.getLogger(__name__)
@@ -93,34 +94,41 @@ def _drive(ctx: RunContext, graph_input: Any, ids: EventIds, record: RunRecord,
     status = "completed"
     tally, error = RunTally(), None
     try:
-        # durability="exit": one checkpoint commit when the run ends or pauses (measured: 17
-        # commits → a handful per 8-task run). A process killed mid-run loses that run, and
-        # a retry is safe: recording proposals is idempotent and nothing applies before a
-        # decision.
-        parts = graph.stream(graph_input, config, context=ctx,
-                             stream_mode=["custom", "updates"], durability="exit")
-        for mode, chunk in cast(Iterator[tuple[str, dict[str, Any]]], parts):
-            if mode == "custom":
-                record.saw(chunk["event"], chunk["data"])
-                tally.saw(chunk["event"], chunk["data"])
-                yield ids.make(chunk["event"], chunk["data"])
-            elif "__interrupt__" in chunk:
-                cards = _cards(chunk["__interrupt__"])
-            else:
-                record.updated(chunk)
-                results.update(_results_in(chunk))
-        if cards:
-            from opsgraph.approvals.pending import note_request
+        try:
+            # durability="exit": one checkpoint commit when the run ends or pauses
+            # (measured: 17 commits → a handful per 8-task run). A process killed mid-run
+            # loses that run, and a retry is safe: recording proposals is idempotent and
+            # nothing applies before a decision.
+            parts = graph.stream(graph_input, config, context=ctx,
+                                 stream_mode=["custom", "updates"], durability="exit")
+            for mode, chunk in cast(Iterator[tuple[str, dict[str, Any]]], parts):
+                if mode == "custom":
+                    record.saw(chunk["event"], chunk["data"])
+                    tally.saw(chunk["event"], chunk["data"])
+                    yield ids.make(chunk["event"], chunk["data"])
+                elif "__interrupt__" in chunk:
+                    cards = _cards(chunk["__interrupt__"])
+                else:
+                    record.updated(chunk)
+                    results.update(_results_in(chunk))
+        except RunCancelled:
+            # a resumed run's checkpoint still holds the cards it was resumed from: the
+            # stopped run clears the graph's pending tasks, or the thread would wait for
+            # those cards for ever and refuse every new message
+            graph.update_state(config, None, as_node=END)
+            status = "cancelled"
+            yield ids.make("answer", cancelled_answer(ctx, resumed_with(graph_input)))
+        else:
+            if cards:
+                from opsgraph.approvals.pending import note_request
 
-            status = "awaiting_approval"
-            note_request(ctx.scope, [c["change_id"] for c in cards], ctx.request)
-            cards = [{**c, "request": c.get("request") or ctx.request} for c in cards]
-            yield ids.make("approval_required", {"thread_id": ctx.thread_id, "changes": cards})
-        elif tally.broken_tasks:
-            status = "completed_with_errors"  # the answer came, but a task broke down
-    except RunCancelled:
-        status = "cancelled"
-        yield ids.make("answer", cancelled_answer(ctx))
+                status = "awaiting_approval"
+                note_request(ctx.scope, [c["change_id"] for c in cards], ctx.request)
+                cards = [{**c, "request": c.get("request") or ctx.request} for c in cards]
+                yield ids.make("approval_required", {"thread_id": ctx.thread_id,
+                                                     "changes": cards})
+            elif tally.broken_tasks:
+                status = "completed_with_errors"  # the answer came, but a task broke down
     except OpsgraphError as exc:
         status, error = "failed", (exc.code, exc.message)
         yield ids.make("error", {"code": exc.code, "message": exc.message})
@@ -148,15 +156,26 @@ def _results_in(chunk: Mapping[str, Any]) -> dict[str, Any]:
     return found
 
 
-def cancelled_answer(ctx: RunContext) -> dict[str, Any]:
-    """A stopped run's answer: its undecided changes are withdrawn, and it says so."""
+def resumed_with(graph_input: Any) -> list[str]:
+    """The change ids a resumed run was resumed with (none for a new message)."""
+    if not isinstance(graph_input, Command) or not isinstance(graph_input.resume, dict):
+        return []
+    return [str(v["change_id"]) for v in graph_input.resume.values()
+            if isinstance(v, dict) and v.get("change_id")]
+
+
+def cancelled_answer(ctx: RunContext, decided: Sequence[str] = ()) -> dict[str, Any]:
+    """A stopped run's answer: the changes decided before it (a resumed run's: an applied
+    one stays applied) and its undecided changes, withdrawn, in words."""
     from opsgraph.approvals.dependents import withdraw_thread
     from opsgraph.approvals.pending import get_change
 
     withdrawn = withdraw_thread(ctx.scope, ctx.thread_id, ctx.principal.user_id,
                                 "its run was stopped")
-    lines = [CANCELLED_WORDS, *(f"Withdrawn: {get_change(ctx.scope, cid).summary}."
-                                for cid in withdrawn)]
+    lines = [CANCELLED_WORDS]
+    for cid in [*decided, *withdrawn]:
+        change = get_change(ctx.scope, cid)
+        lines.append(f"{change_label(change.status)}: {change.summary}.")
     return {"text": "\n".join(lines), "sources": [], "withdrawn": withdrawn}
 
 

@@ -3,24 +3,17 @@
 // #/record/<kind>/<id>).
 
 import {api, token, setToken, whoami, isManager, isAdmin} from "./api.js";
-import {h, $, fill, shown} from "./dom.js";
+import {h, $, fill} from "./dom.js";
 import {ChatView} from "./chat.js";
 import {DraftsView, mayReviewDrafts, openDrafts} from "./drafts.js";
 import {HistoryView} from "./history.js";
 import {HarnessView} from "./harness.js";
 import {InboxView} from "./inbox.js";
+import {openRecord} from "./record.js";
 import {SettingsView} from "./settings.js";
 import {SignInView} from "./signin.js";
 
 const VISITOR_KEY = "opsgraph.visitor";
-// Which read operation shows a source record, and the argument that names it.
-/** How a source of each kind is opened: the read operation and its arguments. */
-const RECORD_READS = {
-  member: ["members.get", (id) => ({member: id})],
-  invoice: ["invoices.get", (id) => ({invoice: id})],
-  document: ["knowledge.read", (id) => ({document: id})],
-  section: ["knowledge.read_section", (id) => ({document: id.split("#")[0], section: id})],
-  object: ["knowledge.get_object", (id) => ({object: id})]};
 const MODE_WORDS = {demo: "Demo mode", bedrock: "Bedrock", openai: "OpenAI-compatible", configured: "Model"};
 
 class App {
@@ -101,10 +94,11 @@ class App {
     }
     const banner = $("#banner");
     banner.hidden = !(info && info.mode === "demo");
-    if (info && info.mode === "demo") {
-      const words = info.message || "Answers come from scripted examples; no model is called.";
-      const rest = words.replace(/^Demo mode[:.]\s*/i, "");
-      fill(banner, h("strong", {}, "Demo mode. "), rest.charAt(0).toUpperCase() + rest.slice(1));
+    if (info && info.mode === "demo") {  // in plain words; the settings to make behind a toggle
+      fill(banner, h("details", {class: "banner-details"},
+        h("summary", {}, h("strong", {}, "Demo mode: "),
+          "only the example requests are answered, from a script. No AI model is connected yet."),
+        h("p", {}, "For whoever sets opsgraph up: ", info.message || "")));
     }
     const me = this.me;
     $("#nav-approvals").hidden = !isManager(me);
@@ -112,12 +106,25 @@ class App {
     $("#nav-drafts").hidden = !mayReviewDrafts(me);
     $("#nav-settings").hidden = !isAdmin(me);
     $("#nav-harness").hidden = !isAdmin(me);
-    const known = ((info && info.demo_users) || []).find((u) => me && u.user_id === me.user);
-    fill($("#who"), me ? [h("span", {class: "who-name", title: me.user}, known ? known.name : me.user),
-      h("span", {class: "who-role"}, me.roles.join(", "))]
-      : [h("span", {class: "who-name"}, "Visitor")]);
+    this.showWho();
     $("#signout").textContent = me ? "Sign out" : "Sign in";
     this.refreshBadge();
+  }
+
+  /** The signed-in person's name (`GET /v1/me`: their staff or member record) and role. */
+  async showWho() {
+    const me = this.me;
+    const draw = (name) => fill($("#who"), me
+      ? [h("span", {class: "who-name", title: me.user}, name), h("span", {class: "who-role"}, me.roles.join(", "))]
+      : [h("span", {class: "who-name"}, "Visitor")]);
+    if (!me) { draw(); return; }
+    if (this.person?.user_id === me.user) { draw(this.person.name); return; }
+    draw("");
+    let person;
+    try { person = await api("/v1/me"); } catch { person = {user_id: me.user, name: me.user}; }
+    if (this.me !== me) return;  // signed out or in again meanwhile
+    this.person = person;
+    draw(person.name);
   }
 
   async refreshBadge() {
@@ -194,24 +201,9 @@ class App {
     return this.view;
   }
 
-  async openRecord(hash) {
+  openRecord(hash) {
     const [, kind, id] = hash.split("/").slice(1).map(decodeURIComponent);
-    const dialog = $("#record");
-    const body = $("#record-body");
-    $("#record-title").textContent = `${kind[0].toUpperCase()}${kind.slice(1)} ${id}`;
-    fill(body, h("p", {class: "muted"}, "Loading…"));
-    if (!dialog.open) dialog.showModal();
-    const read = RECORD_READS[kind];
-    if (!read) { fill(body, h("p", {class: "muted"}, `No view for ${kind} records yet; its id is ${id}.`)); return; }
-    try {
-      const {result} = await api(`/v1/operations/${read[0]}`, {method: "POST", body: {args: read[1](id)}});
-      const rows = Object.entries(result || {}).filter(([, v]) => v === null || typeof v !== "object");
-      const name = result && (result.name || result.title || result.number);
-      if (name) $("#record-title").textContent = `${kind[0].toUpperCase()}${kind.slice(1)}: ${name}`;
-      fill(body, h("dl", {class: "record"}, rows.flatMap(([k, v]) => [h("dt", {}, k.replaceAll("_", " ")), h("dd", {}, shown(v))])));
-    } catch (error) {
-      fill(body, h("p", {class: "note note-error"}, error.message));
-    }
+    openRecord(kind, id);
   }
 }
 

@@ -32,15 +32,29 @@ export class ChatView {
       h("label", {for: "message", class: "sr-only"}, "Message"), this.input, this.sendButton,
       this.stopButton);
     this.reading = h("p", {class: "reading", hidden: true});
-    fill(root, h("div", {class: "chat"},
-      h("aside", {class: "threads"},
+    // on a phone the conversation has the screen and the list is behind this button
+    this.threadsButton = h("button", {type: "button", class: "small threads-toggle",
+      "aria-controls": "threads", "aria-expanded": "false",
+      onclick: () => this.showThreads(!this.chat.classList.contains("threads-open"))}, "Conversations");
+    this.chat = h("div", {class: "chat"},
+      h("aside", {class: "threads", id: "threads", "aria-label": "Your conversations"},
         h("div", {class: "threads-head"}, h("h2", {}, "Conversations"),
-          h("a", {class: "button small", href: "#/"}, "New")),
+          h("span", {class: "threads-actions"},
+            h("a", {class: "button small", href: "#/", onclick: () => this.showThreads(false)}, "New"),
+            h("button", {type: "button", class: "small threads-toggle", onclick: () => this.showThreads(false)}, "Back"))),
         this.list),
       h("section", {class: "conversation"},
-        h("header", {class: "conv-head"}, this.title, this.status, this.live),
-        this.log, this.empty, this.form, this.reading)));
+        h("header", {class: "conv-head"}, this.threadsButton, this.title, this.status, this.live),
+        this.log, this.empty, this.form, this.reading));
+    fill(root, this.chat);
     this.timer = setInterval(() => { if (!document.hidden) this.refreshThreads(); }, REFRESH_MS);
+  }
+
+  /** Show or hide the list of conversations (a phone's screen has room for one of the two). */
+  showThreads(open) {
+    this.chat.classList.toggle("threads-open", open);
+    this.threadsButton.setAttribute("aria-expanded", String(open));
+    if (open) this.list.querySelector("a")?.focus();
   }
 
   onKey(e) {
@@ -75,6 +89,7 @@ export class ChatView {
     fill(this.list, threads.map((t) => {
       const mine = !t.requester || t.requester.user_id === this.app.me.user;
       return h("li", {}, h("a", {href: `#/threads/${encodeURIComponent(t.thread_id)}`,
+        onclick: () => this.showThreads(false),  // the one on screen too (no hashchange)
         class: `thread-item${t.thread_id === this.threadId ? " active" : ""}`,
         "aria-current": t.thread_id === this.threadId ? "page" : null},
         h("span", {class: "thread-title"}, t.title || "Untitled"),
@@ -116,6 +131,7 @@ export class ChatView {
 
   /** Show a thread (null: a new conversation). */
   async open(threadId) {
+    this.showThreads(false);
     this.stopFollowing();
     this.threadId = threadId;
     this.readOnly(null);

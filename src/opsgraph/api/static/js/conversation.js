@@ -2,7 +2,7 @@
 // per task, updated in place across resumes), its changes waiting for a manager, the
 // streamed answer and the sources. Events are applied in order, each once (by its id).
 
-import {h, fill, trimmed, operationLabel} from "./dom.js";
+import {h, fill, trimmed, operationLabel, labelled, rawData, toolLabel} from "./dom.js";
 
 // The page's own words: a task in flight, and a finished task whose event carries no
 // `status_label` (stored before the API named it) — the same words as opsgraph.status_words.
@@ -46,11 +46,12 @@ class TaskRow {
       fill(this.tools, h("p", {class: "muted"}, "No tools called."));
       return;
     }
+    // what was asked, as labelled values; an error in its words; the raw data behind a toggle
     fill(this.tools, calls.map((c) => h("div", {class: `tool${c.ok === false ? " tool-failed" : ""}`},
-      h("div", {class: "tool-name"}, c.tool || c.name),
-      h("div", {class: "tool-label"}, "Arguments"), h("pre", {}, trimmed(c.args, 400)),
-      h("div", {class: "tool-label"}, c.ok === false ? "Error" : "Returned"),
-      h("pre", {}, trimmed(c.result ?? "", 600)))));
+      h("div", {class: "tool-name", title: c.tool || c.name}, toolLabel(c.tool || c.name)),
+      labelled(c.args),
+      c.ok === false ? h("p", {class: "tool-error"}, trimmed(c.result ?? "", 600)) : null,
+      rawData("Raw data", ["Arguments", c.args], [c.ok === false ? "Error" : "Returned", c.result]))));
   }
 }
 
@@ -133,8 +134,8 @@ export class Turn {
     if (sources && sources.length) {
       this.sources.hidden = false;
       fill(this.sources, h("span", {class: "sources-label"}, "Sources"),
-        sources.map((s) => h("a", {class: "source", href: `#/record/${encodeURIComponent(s.kind)}/${encodeURIComponent(s.id)}`,
-          title: `${s.kind} ${s.id}`}, s.title || s.id)));
+        sources.map((s) => h("a", {class: "source", href: `#/record/${encodeURIComponent(s.kind)}/${encodeURIComponent(s.id)}`},
+          s.title || s.id)));
     }
   }
 

@@ -60,6 +60,34 @@ export function shown(value) {
   return JSON.stringify(value);
 }
 
+/** A field's name as a label: "member_id" → "Member id". */
+export function fieldLabel(key) {
+  const words = String(key).replaceAll("_", " ");
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+const isPlain = (value) => value === null || typeof value !== "object";
+
+/** An object's fields as labelled values (a <dl>), nested objects inside their field,
+ * lists of plain values joined: arguments as a person reads them, never raw JSON. */
+export function labelled(values) {
+  const entries = Object.entries(values || {});
+  if (!entries.length) return h("p", {class: "muted"}, "None.");
+  const value = (v) => {
+    if (Array.isArray(v)) return v.every(isPlain) ? v.map(shown).join(", ") || "—" : v.map(value);
+    return isPlain(v) ? shown(v) : labelled(v);
+  };
+  return h("dl", {class: "labelled"},
+    entries.flatMap(([key, v]) => [h("dt", {}, fieldLabel(key)), h("dd", {}, value(v))]));
+}
+
+/** Data as it was sent, for whoever needs it, behind a toggle (closed). */
+export function rawData(label, ...parts) {
+  return h("details", {class: "raw"}, h("summary", {}, label),
+    parts.flatMap(([title, value]) => [h("div", {class: "tool-label"}, title),
+      h("pre", {}, trimmed(typeof value === "string" ? value : JSON.stringify(value ?? null, null, 2), 2000))]));
+}
+
 /** `text` cut to `max` characters, saying so. */
 export function trimmed(text, max = 600) {
   const s = typeof text === "string" ? text : JSON.stringify(text);
@@ -76,6 +104,12 @@ export function statusPill(status, words) {
   // the API's words say what happened (a completed run with nothing done is "Not done")
   const tone = status === "completed" && words && words !== STATUS_WORDS.completed ? "completed_with_errors" : status;
   return h("span", {class: `pill pill-${tone || "unknown"}`}, words || STATUS_WORDS[status] || status || "New");
+}
+
+/** A tool's name in words: "members_get" → "Members · get" (a tool is named after its
+ * operation, the domain before the first "_"). */
+export function toolLabel(name) {
+  return operationLabel(String(name || "").replace("_", "."));
 }
 
 /** "members.update" → "Members · update". */
