@@ -119,7 +119,8 @@ class RunContext:
 
     def step(self, where: str) -> None:
         """The start of a step of the graph or of a sub-task, or a write to the thread: one
-        read of the thread's lease in the store. It must still hold, or the run stops here
+        read of the thread's lease in the store (steps starting at the same moment share
+        it: `ThreadLease.confirm`). It must still hold, or the run stops here
         with `lease_lost`; and when someone asked the run to stop (the request may have
         come to another process: it marks the lease), it stops with `RunCancelled`."""
         from opsgraph.engine.cancel import RunCancelled
