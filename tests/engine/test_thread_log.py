@@ -8,7 +8,6 @@ import threading
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from opsgraph.approvals.pending import display_name
 from opsgraph.engine.thread_log import (
     ThreadLog,
     events_after,
@@ -17,6 +16,7 @@ from opsgraph.engine.thread_log import (
     summary,
 )
 from opsgraph.principal import Principal, Role
+from opsgraph.store.people import display_name
 from opsgraph.store.scope import TenantScope
 
 STAFF = Principal("demo", "lee", frozenset({Role.STAFF}))
@@ -44,6 +44,40 @@ def test_racing_writers_number_the_events_one_to_n(demo_db: Any) -> None:
         mine = [e.data["text"] for run, e in stored if run == f"run_{n}"]
         assert mine == [f"{n}.{i}" for i in range(each)]
     assert [int(e.id) for _, e in events_after(scope, "th-race", after=57)] == [58, 59, 60]
+
+
+def test_racing_batches_number_the_events_one_to_n_in_each_writers_order(
+        demo_db: Any) -> None:
+    scope = TenantScope(demo_db, "demo")
+    writers, batches, size = 3, 6, 3
+    start = threading.Barrier(writers)
+
+    def write(n: int) -> None:
+        log = ThreadLog(scope, "th-batches")
+        start.wait()
+        for b in range(batches):
+            sent = log.append_many(f"run_{n}", [("task_started", {"text": f"{n}.{b}.{i}"})
+                                                for i in range(size)])
+            assert [e.data["text"] for e in sent] == [f"{n}.{b}.{i}" for i in range(size)]
+
+    threads = [threading.Thread(target=write, args=(n,)) for n in range(writers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    stored = events_after(scope, "th-batches")
+    assert [int(e.id) for _, e in stored] == list(range(1, writers * batches * size + 1))
+    for n in range(writers):
+        mine = [e.data["text"] for run, e in stored if run == f"run_{n}"]
+        assert mine == [f"{n}.{b}.{i}" for b in range(batches) for i in range(size)]
+
+
+def test_a_new_threads_log_starts_at_one_and_stores_client_safe_batches(demo_db: Any) -> None:
+    scope = TenantScope(demo_db, "demo")
+    sent = ThreadLog(scope, "th-new-batch", new=True).append_many("run_n", [
+        ("plan", {"tasks": []}), ("error", {"code": "internal", "message": "0xff broke"})])
+    assert [e.id for e in sent] == ["1", "2"] and "0xff" not in sent[1].data["message"]
+    assert [e.data for _, e in events_after(scope, "th-new-batch")] == [e.data for e in sent]
 
 
 def test_an_internal_error_is_stored_without_its_words(demo_db: Any) -> None:

@@ -35,6 +35,7 @@ from opsgraph.operations.records import to_json
 from opsgraph.principal import Principal
 from opsgraph.settings import get_settings
 from opsgraph.status_words import change_label
+from opsgraph.store.people import display_name
 from opsgraph.store.scope import Document, TenantScope
 
 COLLECTION = "pending_changes"
@@ -158,16 +159,6 @@ class PendingChange(BaseModel):
             "expires_at": self.expires_at,
         })
         return body
-
-
-def display_name(scope: TenantScope, user_id: str) -> str:
-    """A person's name: the staff or member record whose id is their user id (as the demo
-    users' are), else the user id itself."""
-    for people in ("staff", "members"):
-        doc = scope[people].find_one({"_id": user_id}, projection={"name": 1})
-        if doc and doc.get("name"):
-            return str(doc["name"])
-    return user_id
 
 
 def note_request(scope: TenantScope, change_ids: list[str], request: str) -> None:

@@ -41,7 +41,8 @@ def task_brief(ctx: RunContext, task: PlannedTask, dep_results: dict[str, TaskRe
              f"Asked by: {ctx.caller_line()}.",
              f"Their message: {json.dumps(ctx.request, ensure_ascii=False)}",
              f"Your task: {task.instruction}",
-             *agent_examples(ctx.scope, task.agent, task.instruction)]
+             *agent_examples(ctx.scope, task.agent, task.instruction,
+                             ctx.few_shot_agents())]
     exchange = recent_exchange(ctx.history)
     if exchange:  # a follow-up keeps its subject: "and off-peak?", "her other one"
         lines += ["", "The conversation before their message (names in it are who and what "

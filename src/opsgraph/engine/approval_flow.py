@@ -28,7 +28,7 @@ from opsgraph.approvals import (
     mark_resumed,
     orphan_change,
 )
-from opsgraph.approvals.pending import display_name, utcnow
+from opsgraph.approvals.pending import utcnow
 from opsgraph.engine.events import Event
 from opsgraph.engine.proposed_by_person import log_outcome
 from opsgraph.engine.runner import NotWaiting, stream_resume, thread_state
@@ -36,6 +36,7 @@ from opsgraph.engine.threads import thread_lease
 from opsgraph.errors import Conflict, Gone, OpsgraphError, TooManyRequests
 from opsgraph.faults import crash_point
 from opsgraph.principal import Principal
+from opsgraph.store.people import display_name
 from opsgraph.store.scope import TenantScope
 
 log = logging.getLogger(__name__)

@@ -9,6 +9,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from opsgraph.engine.budget import SecondsBudget
+from opsgraph.engine.few_shot import agents_with_examples
 from opsgraph.engine.memory import Turn
 from opsgraph.engine.threads import ThreadLease
 from opsgraph.errors import RunAborted
@@ -16,6 +17,7 @@ from opsgraph.harness.spec import HarnessDoc
 from opsgraph.models.limits import run_ticket
 from opsgraph.principal import Plan, Principal
 from opsgraph.settings import get_settings
+from opsgraph.store.people import record_name
 from opsgraph.store.scope import TenantScope
 
 
@@ -107,6 +109,8 @@ class RunContext:
     """The modules the tenant enabled (their rules and tools join its agents')."""
     """The tenant's own reply to a message with nothing to do (empty: the generic one)."""
     _caller: str | None = field(default=None, repr=False)
+    _name: tuple[str | None] | None = field(default=None, repr=False)
+    _few_shot_agents: frozenset[str] | None = field(default=None, repr=False)
     tasks_planned: int = 1
     """How many tasks the run's plan holds (one: the message is the task's own words)."""
     history: list[Turn] = field(default_factory=list)
@@ -115,7 +119,8 @@ class RunContext:
 
     def step(self, where: str) -> None:
         """The start of a step of the graph or of a sub-task, or a write to the thread: one
-        read of the thread's lease in the store. It must still hold, or the run stops here
+        read of the thread's lease in the store (steps starting at the same moment share
+        it: `ThreadLease.confirm`). It must still hold, or the run stops here
         with `lease_lost`; and when someone asked the run to stop (the request may have
         come to another process: it marks the lease), it stops with `RunCancelled`."""
         from opsgraph.engine.cancel import RunCancelled
@@ -141,8 +146,22 @@ class RunContext:
         (`a staff member`) when no staff or member record has the user id — never the raw
         id, which a model would copy into an argument. Looked up once per run."""
         if self._caller is None:
-            self._caller = describe_caller(self.scope, self.principal)
+            self._caller = describe_caller(self.principal, self.caller_name())
         return self._caller
+
+    def caller_name(self) -> str | None:
+        """The name on the staff or member record whose id is the caller's user id (None:
+        no such record). Looked up once per run: the prompts and the thread's summary."""
+        if self._name is None:
+            self._name = (record_name(self.scope, self.principal.user_id),)
+        return self._name[0]
+
+    def few_shot_agents(self) -> frozenset[str]:
+        """The agents (and the planner) the tenant has worked examples for, read once per
+        run: the planner and each task look only those up (`engine.few_shot`)."""
+        if self._few_shot_agents is None:
+            self._few_shot_agents = agents_with_examples(self.scope)
+        return self._few_shot_agents
 
     def today_line(self) -> str:
         """`Monday 30 November 2026 (2026-11-30), 18:05 Europe/London` — what models are told."""
@@ -157,13 +176,8 @@ _ROLE_WORDS = {"admin": "an administrator", "manager": "a manager",
                "staff": "a staff member", "member": "a member", "visitor": "a visitor"}
 
 
-def describe_caller(scope: TenantScope, principal: Principal) -> str:
-    """`Name (role)` from the staff or member record whose id is the user id, else the
-    role in words."""
+def describe_caller(principal: Principal, name: str | None) -> str:
+    """`Name (role)` from the caller's record's name, else the role in words."""
     held = {r.value for r in principal.roles}
     role = next((r for r in ROLE_ORDER if r in held), "visitor")
-    for people in ("staff", "members"):
-        doc = scope[people].find_one({"_id": principal.user_id}, projection={"name": 1})
-        if doc and doc.get("name"):
-            return f"{doc['name']} ({role})"
-    return _ROLE_WORDS[role]
+    return f"{name} ({role})" if name else _ROLE_WORDS[role]

@@ -150,7 +150,7 @@ def _planner_messages(ctx: RunContext, spec: str, request: str, history: list[Tu
              f"channel {ctx.principal.channel.value}.\n"
              f"Capabilities for this request:\n{listed}\n\n"
              + (f"Conversation so far:\n{context}\n\n" if context else "")
-             + planner_examples(ctx.scope, request)
+             + planner_examples(ctx.scope, request, ctx.few_shot_agents())
              + f"Request: {request}")
     return [cached_system_message(get_chat_model(spec), PLANNER_RULES), HumanMessage(human)]
 

@@ -45,3 +45,7 @@ class EventIds:
 
     def make(self, event: str, data: dict[str, Any]) -> Event:
         return self.log.append(self.run_id, event, data)
+
+    def make_many(self, events: list[tuple[str, dict[str, Any]]]) -> list[Event]:
+        """Several events that came together, stored in one write, in order."""
+        return self.log.append_many(self.run_id, events)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection
 
 from opsgraph.settings import get_settings
 from opsgraph.store.scope import Document, TenantScope
@@ -54,9 +55,20 @@ def enabled(scope: TenantScope) -> bool:
     return get_settings().few_shot and (scope.tenant() or {}).get("few_shot") is not False
 
 
-def closest(scope: TenantScope, agent: str, text: str, k: int = MAX_SHOWN) -> list[Document]:
+def agents_with_examples(scope: TenantScope) -> frozenset[str]:
+    """The agents (and `PLANNER`) the tenant has worked examples for: one read, so that a
+    run asks for the examples of those alone (most tenants have none for most agents)."""
+    return frozenset(str(a) for a in scope[COLLECTION].distinct("agent"))
+
+
+def closest(scope: TenantScope, agent: str, text: str, k: int = MAX_SHOWN,
+            agents: Collection[str] | None = None) -> list[Document]:
     """The tenant's examples for `agent` most similar to `text` (best first, at most `k`,
-    each at least `MIN_SIMILARITY`); empty without a single embedding when there are none."""
+    each at least `MIN_SIMILARITY`); empty without a single embedding when there are none.
+    `agents`: those with examples (`agents_with_examples`), when the caller knows: for any
+    other agent, no read either."""
+    if agents is not None and agent not in agents:
+        return []
     docs = list(scope[COLLECTION].find({"agent": agent}, sort=[("score", -1), ("_id", 1)],
                                        limit=CANDIDATES, projection={"threads": 0}))
     if not docs or not enabled(scope):
@@ -90,18 +102,22 @@ def _calls_line(example: Document) -> str:
     return _cut(f"Task: {example['text']}\nCalls: {calls}")
 
 
-def planner_examples(scope: TenantScope, request: str) -> str:
-    """The planner prompt's block of worked examples for `request` ('' when none)."""
-    found = closest(scope, PLANNER, request)
+def planner_examples(scope: TenantScope, request: str,
+                     agents: Collection[str] | None = None) -> str:
+    """The planner prompt's block of worked examples for `request` ('' when none; `agents`
+    as `closest` takes them)."""
+    found = closest(scope, PLANNER, request, agents=agents)
     if not found:
         return ""
     return ("Worked examples of similar requests a manager approved here (placeholders "
             "stand for people):\n" + "\n".join(_plan_line(e) for e in found) + "\n\n")
 
 
-def agent_examples(scope: TenantScope, agent: str | None, instruction: str) -> list[str]:
-    """The lines of an agent's brief with worked examples for its task (none when none)."""
-    found = closest(scope, agent, instruction) if agent else []
+def agent_examples(scope: TenantScope, agent: str | None, instruction: str,
+                   agents: Collection[str] | None = None) -> list[str]:
+    """The lines of an agent's brief with worked examples for its task (none when none;
+    `agents` as `closest` takes them)."""
+    found = closest(scope, agent, instruction, agents=agents) if agent else []
     if not found:
         return []
     return ["", "Worked examples of similar tasks a manager approved here (placeholders "

@@ -92,7 +92,7 @@ def seconds_budget(state: HarnessState, doc: HarnessDoc) -> SecondsBudget | None
 def environment(ctx: RunContext, state: HarnessState) -> dict[str, Any]:
     """What templates and conditions read: the saved variables, `message`, `user` (name,
     role), `tenant` and `client` (the member the conversation is about, when known)."""
-    from opsgraph.approvals.pending import display_name
+    from opsgraph.store.people import display_name
 
     principal = ctx.principal
     roles = {r.value for r in principal.roles}

@@ -27,6 +27,7 @@ from opsgraph.engine.events import Event, EventIds
 from opsgraph.engine.memory import Turn, as_turns
 from opsgraph.engine.run_outcome import RunTally, report_run
 from opsgraph.engine.state import RunState, new_message_state
+from opsgraph.engine.stream_pump import Pumped
 from opsgraph.engine.thread_log import RunRecord, ThreadLog, spent_before
 from opsgraph.engine.threads import LeasedSaver, thread_lease
 from opsgraph.errors import BadInput, Conflict, NotFound, OpsgraphError
@@ -101,16 +102,21 @@ def _drive(ctx: RunContext, graph_input: Any, ids: EventIds, record: RunRecord,
             # nothing applies before a decision.
             parts = graph.stream(graph_input, config, context=ctx,
                                  stream_mode=["custom", "updates"], durability="exit")
-            for mode, chunk in cast(Iterator[tuple[str, dict[str, Any]]], parts):
-                if mode == "custom":
-                    record.saw(chunk["event"], chunk["data"])
-                    tally.saw(chunk["event"], chunk["data"])
-                    yield ids.make(chunk["event"], chunk["data"])
-                elif "__interrupt__" in chunk:
-                    cards = _cards(chunk["__interrupt__"])
-                else:
-                    record.updated(chunk)
-                    results.update(_results_in(chunk))
+            # the graph runs on while its events are stored; those that came together are
+            # stored in one write (engine.stream_pump)
+            for batch in Pumped(cast(Iterator[tuple[str, dict[str, Any]]], parts)):
+                emitted: list[tuple[str, dict[str, Any]]] = []
+                for mode, chunk in batch:
+                    if mode == "custom":
+                        record.saw(chunk["event"], chunk["data"])
+                        tally.saw(chunk["event"], chunk["data"])
+                        emitted.append((chunk["event"], chunk["data"]))
+                    elif "__interrupt__" in chunk:
+                        cards = _cards(chunk["__interrupt__"])
+                    else:
+                        record.updated(chunk)
+                        results.update(_results_in(chunk))
+                yield from ids.make_many(emitted)
         except RunCancelled:
             # a resumed run's checkpoint still holds the cards it was resumed from: the
             # stopped run clears the graph's pending tasks, or the thread would wait for
@@ -247,7 +253,7 @@ def stream_run(principal: Principal, message: str, *, thread_id: str | None = No
     thread_id = thread_id or "th_" + uuid.uuid4().hex[:16]
     text = message.strip()
     ctx = make_context(principal, thread_id, model, text)
-    ids = EventIds(ThreadLog(ctx.scope, thread_id))
+    ids = EventIds(ThreadLog(ctx.scope, thread_id, new=new_thread))
     ctx.run_id = ids.run_id
     ctx.harness = harness if harness is not None else active_harness(ctx.scope)
     with run_ids(principal, thread_id, ids.run_id), thread_lease(ctx.scope, thread_id) as lease:
@@ -257,7 +263,8 @@ def stream_run(principal: Principal, message: str, *, thread_id: str | None = No
         from opsgraph.engine.harness_node import new_harness_state
 
         start = new_harness_state(ctx, text, ctx.harness[0])
-        ids.log.open(ids.run_id, principal, text)
+        ids.log.open(ids.run_id, principal, text,
+                     requester_name=ctx.caller_name() or principal.user_id)
         yield ids.make("run_started", {"thread_id": thread_id, "run_id": ids.run_id,
                                        "message": text})
         turns = [*(earlier if new_thread else []), Turn(role="user", content=text)]

@@ -27,17 +27,17 @@ time spent waiting for a decision never counts.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from pymongo import ASCENDING, DESCENDING
 from pymongo.database import Database
-from pymongo.errors import DuplicateKeyError
+from pymongo.errors import BulkWriteError, DuplicateKeyError
 
-from opsgraph.approvals.pending import display_name
 from opsgraph.engine.events import Event
 from opsgraph.principal import Principal
+from opsgraph.store.people import display_name
 from opsgraph.store.scope import Document, TenantScope
 
 log = logging.getLogger(__name__)
@@ -48,6 +48,7 @@ RUNS = "runs"
 TTL_S = 30 * 24 * 3600  # as the checkpoints (engine.graph.CHECKPOINT_TTL_S)
 TITLE_CHARS = 80
 _TRIES = 50
+DUPLICATE_KEY = 11000
 
 
 def client_safe(event: str, data: Mapping[str, Any], reference: str) -> dict[str, Any]:
@@ -65,43 +66,47 @@ def title_of(request: str) -> str:
     return line if len(line) <= TITLE_CHARS else line[:TITLE_CHARS - 1].rstrip() + "…"
 
 
-def requester_of(scope: TenantScope, principal: Principal) -> dict[str, Any]:
-    """`{user_id, name, roles}` of whoever asked."""
-    return {"user_id": principal.user_id, "name": display_name(scope, principal.user_id),
+def requester_of(scope: TenantScope, principal: Principal,
+                 name: str | None = None) -> dict[str, Any]:
+    """`{user_id, name, roles}` of whoever asked (`name`: their display name when the
+    caller has it already, else looked up)."""
+    return {"user_id": principal.user_id,
+            "name": name or display_name(scope, principal.user_id),
             "roles": sorted(r.value for r in principal.roles)}
 
 
 class ThreadLog:
     """Appends one thread's events (one writer per run) and keeps its summary."""
 
-    def __init__(self, scope: TenantScope, thread_id: str) -> None:
+    def __init__(self, scope: TenantScope, thread_id: str, *, new: bool = False) -> None:
+        """`new`: a thread id just made for this run, so no event is stored under it yet
+        (its first number is 1, with no read to find that out)."""
         self.scope = scope
         self.thread_id = thread_id
-        self._last: int | None = None
+        self._last: int | None = 0 if new else None
 
     def open(self, run_id: str, requester: Principal, request: str,
-             now: datetime | None = None) -> None:
+             now: datetime | None = None, requester_name: str | None = None) -> None:
         """The summary of a run about to start: made on the thread's first run (title,
-        requester), marked `running` on every run."""
+        requester; `requester_name` as `requester_of` takes it), marked `running` on every
+        run."""
         at = now or datetime.now(UTC)
         self.scope[THREADS].update_one(
             {"thread_id": self.thread_id},
             {"$set": {"status": "running", "run_id": run_id, "updated_at": at,
                       "expires_at": at + timedelta(seconds=TTL_S)},
              "$setOnInsert": {"title": title_of(request), "created_at": at,
-                              "requester": requester_of(self.scope, requester),
+                              "requester": requester_of(self.scope, requester,
+                                                        requester_name),
                               "change_ids": [], "has_changes": False}},
             upsert=True)
 
     def append(self, run_id: str, event: str, data: Mapping[str, Any]) -> Event:
         """Store one event (client-safe) under the thread's next number; the event as sent."""
         at = datetime.now(UTC)
-        safe = client_safe(event, data, f"run {run_id}")
-        doc: Document = {"thread_id": self.thread_id, "run_id": run_id, "event": event,
-                         "data": safe, "at": at, "expires_at": at + timedelta(seconds=TTL_S)}
+        doc = self._doc(run_id, event, data, at)
         coll = self.scope[EVENTS]
-        seq = self._last + 1 if self._last is not None else last_seq(self.scope,
-                                                                     self.thread_id) + 1
+        seq = self._next()
         for _ in range(_TRIES):
             try:
                 coll.insert_one({**doc, "seq": seq})
@@ -112,8 +117,44 @@ class ThreadLog:
             raise RuntimeError(f"thread {self.thread_id}: no event number after "
                                f"{_TRIES} tries")
         self._last = seq
-        self._summarise(run_id, event, safe, at)
-        return Event(str(seq), event, safe)
+        self._summarise(run_id, event, doc["data"], at)
+        return Event(str(seq), event, doc["data"])
+
+    def append_many(self, run_id: str, events: Sequence[tuple[str, Mapping[str, Any]]]
+                    ) -> list[Event]:
+        """Store several events at once, in order under the next numbers (one insert for
+        the batch; from a number another writer took, one at a time as `append` does)."""
+        if len(events) < 2:
+            return [self.append(run_id, event, data) for event, data in events]
+        at = datetime.now(UTC)
+        docs = [self._doc(run_id, event, data, at) for event, data in events]
+        first = self._next()
+        try:
+            self.scope[EVENTS].insert_many([{**doc, "seq": first + i}
+                                            for i, doc in enumerate(docs)], ordered=True)
+            stored = len(docs)
+        except BulkWriteError as exc:  # ordered: those before the number taken are stored
+            if any(e.get("code") != DUPLICATE_KEY for e in exc.details.get("writeErrors", [])):
+                raise
+            stored = int(exc.details.get("nInserted", 0))
+        if stored:
+            self._last = first + stored - 1
+        sent = [Event(str(first + i), doc["event"], doc["data"])
+                for i, doc in enumerate(docs[:stored])]
+        for event in sent:
+            self._summarise(run_id, event.event, event.data, at)
+        return sent + [self.append(run_id, doc["event"], doc["data"]) for doc in docs[stored:]]
+
+    def _next(self) -> int:
+        """The number to try for the next event: after the last this log wrote or read."""
+        return self._last + 1 if self._last is not None else last_seq(self.scope,
+                                                                       self.thread_id) + 1
+
+    def _doc(self, run_id: str, event: str, data: Mapping[str, Any],
+             at: datetime) -> Document:
+        return {"thread_id": self.thread_id, "run_id": run_id, "event": event,
+                "data": client_safe(event, data, f"run {run_id}"), "at": at,
+                "expires_at": at + timedelta(seconds=TTL_S)}
 
     def _summarise(self, run_id: str, event: str, data: Mapping[str, Any],
                    at: datetime) -> None:

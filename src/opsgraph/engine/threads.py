@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import threading
 import time
 import uuid
 from collections.abc import Collection, Iterator, Sequence
@@ -72,6 +73,9 @@ class ThreadLease(Lease):
                          valid_until, what=f"run on thread {thread_id}")
         self.scope = scope
         self.thread_id = thread_id
+        self._read_lock = threading.Lock()
+        self._last_read: tuple[float, dict[str, Any] | None] | None = None
+        """When the latest read of the lease began (`time.monotonic()`), and what it found."""
 
     def check(self, where: str = "") -> None:
         """Raise `LeaseLost` if a renewal already found the lease gone (no I/O)."""
@@ -87,18 +91,32 @@ class ThreadLease(Lease):
         when someone asked this run to stop (`engine.cancel` marks the holder's lease, so
         the same read tells)."""
         self.check(where)
-        try:
-            held = self.coll.find_one({**self.key, "owner": self.owner,
-                                       "until": {"$gte": datetime.now(UTC)}},
-                                      projection={"cancel": 1})
-        except PyMongoError as exc:
-            raise LeaseLost(f"the run on thread {self.thread_id} stopped at {where or 'a step'}:"
-                            f" its lease could not be read ({type(exc).__name__})",
-                            thread_id=self.thread_id) from exc
+        held = self._read(where)
         if held is None:
             self._lose("another owner holds the lease, or it lapsed")
         self.check(where)
         return bool((held or {}).get("cancel", {}).get("owner") == self.owner)
+
+    def _read(self, where: str) -> dict[str, Any] | None:
+        """The lease as the store holds it now (None: not this owner's, or lapsed). Callers
+        at the same moment (a plan's sub-tasks all start together) share one read: a
+        caller takes the answer of a read that began after it asked — as fresh as its own
+        would be — and otherwise reads."""
+        asked = time.monotonic()
+        with self._read_lock:
+            if self._last_read is None or self._last_read[0] < asked:
+                began = time.monotonic()
+                try:
+                    found = self.coll.find_one({**self.key, "owner": self.owner,
+                                                "until": {"$gte": datetime.now(UTC)}},
+                                               projection={"cancel": 1})
+                except PyMongoError as exc:
+                    raise LeaseLost(f"the run on thread {self.thread_id} stopped at "
+                                    f"{where or 'a step'}: its lease could not be read "
+                                    f"({type(exc).__name__})",
+                                    thread_id=self.thread_id) from exc
+                self._last_read = (began, found)
+            return self._last_read[1]
 
 
 @contextlib.contextmanager

@@ -213,6 +213,12 @@ class ScriptedChatModel(BaseChatModel):
 
     # -- answering from the script ---------------------------------------------------------
 
+    def _view(self, messages: list[BaseMessage]) -> list[BaseMessage]:
+        """The messages a task's turn is counted on (all of them; a subclass answering as
+        one of several roles that share a history counts its own). Usage is always that
+        of every message sent."""
+        return messages
+
     def _reply(self, messages: list[BaseMessage], kwargs: Mapping[str, Any],
                run_manager: CallbackManagerForLLMRun | AsyncCallbackManagerForLLMRun | None,
                ) -> _Reply:
@@ -225,7 +231,7 @@ class ScriptedChatModel(BaseChatModel):
         if stage == "decompose":
             content, calls, delay = self._plan(script, kwargs)
         elif stage == "task":
-            content, calls, delay = self._turn(script, task_id, messages)
+            content, calls, delay = self._turn(script, task_id, self._view(messages))
         elif stage == "synthesise":
             if script.synthesis is None:
                 raise self._error("stage synthesise: the file has no `synthesis`")

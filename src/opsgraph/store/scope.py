@@ -63,6 +63,10 @@ class ScopedCollection:
     def find_one(self, flt: Mapping[str, Any] | None = None, **kw: Any) -> Document | None:
         return self._coll.find_one(self._f(flt), **kw)
 
+    def distinct(self, key: str, flt: Mapping[str, Any] | None = None) -> list[Any]:
+        """The distinct values of `key` among the tenant's matching documents."""
+        return self._coll.distinct(key, self._f(flt))
+
     def count(self, flt: Mapping[str, Any] | None = None) -> int:
         return self._coll.count_documents(self._f(flt))
 
