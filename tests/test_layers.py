@@ -39,7 +39,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("api",),
     ("cli",),
 )
-SAME_PART = {"cli_commands": "cli", "cli_harness": "cli"}
+SAME_PART = {"cli_commands": "cli", "cli_harness": "cli", "cli_catalogue": "cli"}
 LAYER_OF = {part: n for n, parts in enumerate(LAYERS) for part in parts}
 
 

@@ -101,8 +101,8 @@ def _add_principal(p: argparse.ArgumentParser, role: str | None) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from opsgraph import cli_catalogue, cli_harness
     from opsgraph import cli_commands as cc
-    from opsgraph import cli_harness
 
     parser = argparse.ArgumentParser(prog="opsgraph", description=DESCRIPTION,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -140,6 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     cc.add_jobs_command(sub)
     cc.add_kb_command(sub)
     cli_harness.add_harness_command(sub)
+    cli_catalogue.add_catalogue_command(sub)
     return parser
 
 

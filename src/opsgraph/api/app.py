@@ -23,7 +23,10 @@ from starlette.routing import Route
 from opsgraph.api import (
     agent_protocol,
     agui,
+    answer_log,
+    catalogue_admin,
     first_run,
+    harness_admin,
     harness_view,
     knowledge_admin,
     mcp_spec,
@@ -241,6 +244,7 @@ ROUTES = [
     Route("/v1/info", first_run.info, methods=["GET"]),
     Route("/v1/local/sign-in", first_run.local_sign_in, methods=["POST"]),
     Route("/v1/harness", harness_view.get_harness, methods=["GET"]),
+    *harness_admin.ROUTES, *catalogue_admin.ROUTES, *answer_log.ROUTES,
     Route("/v1/knowledge/documents", knowledge_admin.list_documents, methods=["GET"]),
     Route("/v1/knowledge/documents/{slug}", knowledge_admin.put_document, methods=["PUT"]),
     Route("/v1/knowledge/documents/{slug}", knowledge_admin.delete_document,

@@ -144,6 +144,7 @@ def _visitor_header() -> Param:
 
 
 def _routes() -> tuple[ApiRoute, ...]:
+    from opsgraph.api import answer_log, catalogue_admin, harness_admin
     from opsgraph.api.agent_protocol.openapi_routes import protocol_routes
     from opsgraph.approvals.pending import STATUSES
     from opsgraph.operations.catalogue import CATALOGUE
@@ -251,6 +252,8 @@ def _routes() -> tuple[ApiRoute, ...]:
                  "Keep-warm (open); a scheduled job or queue records (admin, own tenant)",
                  "visitor", response=(EventResult,), request=(EventRequest,),
                  errors=(403,)),
+        *harness_admin.openapi_routes(), *catalogue_admin.openapi_routes(),
+        *answer_log.openapi_routes(),
         *protocol_routes(),
     )
 

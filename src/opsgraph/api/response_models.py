@@ -237,6 +237,8 @@ class TenantSettings(Out):
         description="An agent on the admin MCP link may force a harness activation.")
     separation_of_duties: list[str] = Field(
         description="The operations whose requester may not decide their own change.")
+    currency: str = Field(description="The ISO 4217 code amounts are written in (GBP when "
+                                      "none was set).")
 
 
 class KnowledgeDocument(Out):
