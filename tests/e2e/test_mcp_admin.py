@@ -169,7 +169,8 @@ def test_admins_get_the_user_tools_and_the_admin_tools(server: AppServer) -> Non
         "harness_schema", "harness_get", "harness_set", "harness_validate", "harness_test",
         "harness_activate", "harness_rollback", "harness_versions", "answer_log",
         "documents_list", "documents_add", "documents_remove", "models_get", "models_set",
-        "settings_get", "settings_set", "catalogue"}
+        "settings_get", "settings_set", "catalogue", "catalogue_objects", "catalogue_put",
+        "catalogue_remove"}
 
 
 @pytest.mark.parametrize("role", ["member", "staff", "manager"])

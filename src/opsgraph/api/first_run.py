@@ -122,7 +122,20 @@ def read_tenant_settings(tenant_id: str) -> dict[str, Any]:
             "off_topic_reply": str(doc.get("off_topic_reply") or ""),
             "modules": [str(name) for name in doc.get("modules") or []],
             "harness_agent_may_force": doc.get("harness_agent_may_force") is True,
-            SETTING: covered_operations(doc), "currency": currency_code(doc)}
+            SETTING: covered_operations(doc), "currency": currency_code(doc),
+            "choices": _choices()}
+
+
+def _choices() -> dict[str, list[str]]:
+    """What the settings page offers: the shipped modules, the write operations, and the
+    currencies written with a symbol."""
+    from opsgraph.harness.modules import shipped
+    from opsgraph.operations.catalogue import CATALOGUE
+    from opsgraph.operations.currency import SYMBOLS
+
+    return {"modules": list(shipped()),
+            "operations": [op.id for op in CATALOGUE.values() if op.kind == "write"],
+            "currencies": list(SYMBOLS)}
 
 
 def set_tenant_settings(principal: Principal, capability_mode: str,

@@ -1,13 +1,12 @@
 // The page: who is signed in, which model answers, and which view shows (by the URL's
-// fragment: #/ and #/threads/<id> chat, #/approvals, #/settings, #/harness,
-// #/record/<kind>/<id>).
+// fragment: #/ and #/threads/<id> chat, #/approvals, the admin views of admin.js
+// (#/settings, #/harness, #/knowledge, ...), #/record/<kind>/<id>).
 
 import {api, token, setToken, whoami, isManager, isAdmin} from "./api.js";
 import {h, $, fill, shown} from "./dom.js";
+import {ADMIN_VIEWS} from "./admin.js";
 import {ChatView} from "./chat.js";
-import {HarnessView} from "./harness.js";
 import {InboxView} from "./inbox.js";
-import {SettingsView} from "./settings.js";
 import {SignInView} from "./signin.js";
 
 const VISITOR_KEY = "opsgraph.visitor";
@@ -106,8 +105,7 @@ class App {
     }
     const me = this.me;
     $("#nav-approvals").hidden = !isManager(me);
-    $("#nav-settings").hidden = !isAdmin(me);
-    $("#nav-harness").hidden = !isAdmin(me);
+    for (const name of Object.keys(ADMIN_VIEWS)) $(`#nav-${name}`).hidden = !isAdmin(me);
     const known = ((info && info.demo_users) || []).find((u) => me && u.user_id === me.user);
     fill($("#who"), me ? [h("span", {class: "who-name", title: me.user}, known ? known.name : me.user),
       h("span", {class: "who-role"}, me.roles.join(", "))]
@@ -152,10 +150,9 @@ class App {
     }
     if (hash === "#/approvals" && isManager(this.me)) {
       this.mount("approvals", () => new InboxView($("#view"), this)).show();
-    } else if (hash === "#/settings" && isAdmin(this.me)) {
-      this.mount("settings", () => new SettingsView($("#view"), this)).show();
-    } else if (hash === "#/harness" && isAdmin(this.me)) {
-      this.mount("harness", () => new HarnessView($("#view"), this)).show();
+    } else if (Object.hasOwn(ADMIN_VIEWS, hash.slice(2)) && isAdmin(this.me)) {
+      const name = hash.slice(2);
+      this.mount(name, () => new ADMIN_VIEWS[name]($("#view"), this)).show();
     } else {
       const chat = this.mount("chat", () => new ChatView($("#view"), this));
       const match = /^#\/threads\/(.+)$/.exec(hash);
