@@ -70,7 +70,7 @@ export class AnswerLogView {
         h("td", {class: "nowrap"}, ago(r.at)),
         h("th", {scope: "row", class: "log-request"}, r.request || "(no message)", r.resumed ? h("span", {class: "agent-desc"}, "resumed after a decision") : null),
         h("td", {}, statusPill(r.outcome)),
-        h("td", {}, String(r.model_calls)),
+        h("td", {dataset: {label: "model calls"}}, String(r.model_calls)),
         h("td", {}, h("button", {type: "button", class: "small", onclick: () => this.open(r.run_id)}, "Open"))))))
       : h("p", {class: "muted"}, "No finished runs match."));
     fill(this.more, this.next ? h("button", {type: "button", class: "small", onclick: () => this.load(this.next)}, "Older runs") : null);
@@ -90,7 +90,7 @@ export class AnswerLogView {
       h("p", {class: "muted"}, `${ago(run.at)} · `, statusPill(run.outcome), run.harness_version !== null ? ` · harness version ${run.harness_version}` : ""),
       run.error ? h("p", {class: "note note-error"}, run.error.message) : null,
       section("Plan", run.plan.length ? h("ol", {class: "log-plan"}, run.plan.map((t) =>
-        h("li", {}, h("strong", {}, t.agent || t.id), " ", t.description || t.request || "",
+        h("li", {}, t.instruction, h("span", {class: "muted"}, ` — ${t.agent || "no agent"}`),
           (t.depends_on || []).length ? h("span", {class: "muted"}, ` (after ${t.depends_on.join(", ")})`) : null)))
         : none("No plan: the harness answered without the agents.")),
       section("Steps", run.steps ? h("p", {}, run.steps.join(" → ")) : none("Not recorded for this run.")),

@@ -77,7 +77,7 @@ export class CatalogueView {
       h("th", {scope: "row"}, obj.name),
       h("td", {}, TYPE_WORDS[obj.type] || obj.type),
       h("td", {}, h("code", {}, obj.key)),
-      h("td", {}, String(obj.version || 1)),
+      h("td", {dataset: {label: "version"}}, String(obj.version || 1)),
       actions);
   }
 

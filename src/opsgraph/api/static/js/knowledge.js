@@ -52,7 +52,8 @@ export class KnowledgeView {
         const {result} = await api("/v1/operations/knowledge.search", {method: "POST", body: {args: {query: box.value}}});
         fill(results, result.results.length ? h("ol", {class: "kb-hits"}, result.results.map((hit) =>
           h("li", {}, h("strong", {}, hit.title),
-            h("span", {class: "muted"}, hit.kind === "section" ? ` in ${hit.document_title || hit.document}` : ` · catalogue ${hit.type || ""}`),
+            h("span", {class: "muted"}, hit.kind !== "section" ? ` · catalogue ${hit.type || ""}`
+              : (hit.document_title || hit.document) !== hit.title ? ` in ${hit.document_title || hit.document}` : ""),
             h("p", {class: "kb-snippet"}, hit.snippet))))
           : h("p", {class: "muted"}, "The agents would find nothing for that."));
       } catch (error) { fill(results, h("p", {class: "note note-error"}, error.message)); }
@@ -122,7 +123,7 @@ export class KnowledgeView {
       return h("section", {class: "panel"}, h("h3", {}, "Documents"), h("p", {class: "muted"}, "No documents yet: upload the club’s first one above."));
     }
     return h("section", {class: "panel"}, h("h3", {}, "Documents"),
-      h("ul", {class: "kb-docs"}, documents.map((d) => this.documentItem(d))));
+      h("ul", {class: "kb-docs"}, [...documents].sort((a, b) => a.title.localeCompare(b.title)).map((d) => this.documentItem(d))));
   }
 
   documentItem(doc) {
