@@ -58,7 +58,7 @@ export class CatalogueView {
   }
 
   row(obj) {
-    const actions = h("td", {class: "row-actions"});
+    const actions = h("div", {class: "row-actions"});
     const buttons = () => fill(actions,
       h("button", {type: "button", class: "small", onclick: () => this.edit(obj)}, "Edit"),
       h("button", {type: "button", class: "small danger", onclick: () => fill(actions,
@@ -78,7 +78,7 @@ export class CatalogueView {
       h("td", {}, TYPE_WORDS[obj.type] || obj.type),
       h("td", {}, h("code", {}, obj.key)),
       h("td", {dataset: {label: "version"}}, String(obj.version || 1)),
-      actions);
+      h("td", {class: "actions-cell"}, actions));
   }
 
   /** The form for one object (null: a new one), above the table. */

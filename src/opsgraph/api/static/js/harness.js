@@ -72,14 +72,14 @@ export class HarnessView {
           ["Version", "Note", "Saved", "Steps", "Tests", ""].map((t) => h("th", {scope: "col"}, t)))),
         h("tbody", {}, data.versions.map((v) => h("tr", {dataset: {version: String(v.version)}, class: v.active ? "active" : null},
           h("th", {scope: "row"}, String(v.version), v.active ? h("span", {class: "pill pill-completed"}, "Active") : null),
-          h("td", {}, v.note || ""),
-          h("td", {}, v.created_at ? `${ago(v.created_at)} by ${v.created_by}` : "built in"),
-          h("td", {}, String(v.steps)),
-          h("td", {}, `${v.tests} ${v.tests === 1 ? "test" : "tests"}`, h("span", {class: "agent-desc"}, testWords(v.last_test))),
-          h("td", {class: "row-actions"}, v.version === data.version ? h("span", {class: "muted"}, "Shown")
+          h("td", {dataset: {label: "note"}}, v.note || ""),
+          h("td", {dataset: {label: "saved"}}, v.created_at ? `${ago(v.created_at)} by ${v.created_by}` : "built in"),
+          h("td", {dataset: {label: "steps"}}, String(v.steps)),
+          h("td", {dataset: {label: "tests"}}, `${v.tests} ${v.tests === 1 ? "test" : "tests"}`, h("span", {class: "agent-desc"}, testWords(v.last_test))),
+          h("td", {class: "actions-cell"}, h("div", {class: "row-actions"}, v.version === data.version ? h("span", {class: "muted"}, "Shown")
             : h("button", {type: "button", class: "small", onclick: () => this.show(v.version)}, `Show version ${v.version}`),
             v.tests ? h("button", {type: "button", class: "small", onclick: (e) => this.test(v.version, e.target)}, `Test version ${v.version}`) : null,
-            v.active ? null : h("button", {type: "button", class: "small primary", onclick: (e) => this.activate(v.version, e.target)}, `Activate version ${v.version}`))))))));
+            v.active ? null : h("button", {type: "button", class: "small primary", onclick: (e) => this.activate(v.version, e.target)}, `Activate version ${v.version}`)))))))));
   }
 
   async test(version, button) {
