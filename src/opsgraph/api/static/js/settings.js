@@ -49,7 +49,7 @@ export class SettingsView {
       const group = agents.filter((a) => a.model_tier === tier);
       if (!group.length) continue;
       rows.push(h("tr", {class: "group"}, h("th", {colspan: "2", scope: "colgroup"}, words,
-        h("span", {class: "agent-desc"}, `By default: the deployment’s default (${group[0].default_model_name})`))));
+        h("span", {class: "agent-desc"}, `The deployment’s default (${group[0].default_model_name}) unless you pick another`))));
       rows.push(...group.map((a) => this.agentRow(a, models, selects)));
     }
     const save = h("button", {type: "submit", class: "primary"}, "Save models");
