@@ -96,3 +96,20 @@ def test_an_admin_adds_edits_and_removes_a_catalogue_object(
     assert http.put("/v1/catalogue/court-1", json={"object": {}},
                     headers=bearer("manager")).status_code == 403
     assert manager.close() == []
+
+    admin_headers = bearer("admin")
+    court = {k: v for k, v in before["court-1"].items() if k not in ("key", "version")}
+
+    def put(key: str, body: dict[str, Any]) -> httpx.Response:
+        return http.put(f"/v1/catalogue/{key}", json=body, headers=admin_headers)
+
+    assert put("Court_1", {"object": court}).status_code == 400
+    assert put("court-1", {}).status_code == 422  # no object
+    stale = put("court-1", {"object": court, "if_version": 99})
+    assert stale.status_code == 409 and "version 1 is stored" in stale.json()["error"]["message"]
+    wrong = put("court-1", {"object": {**court, "capacity": 0, "indoor": "sometimes"}})
+    assert wrong.status_code == 400
+    assert {e["field"] for e in wrong.json()["error"]["detail"]["errors"]} == {
+        "capacity", "indoor"}
+    assert http.get("/v1/catalogue?type=courts", headers=admin_headers).status_code == 400
+    assert objects(http)["court-1"] == before["court-1"]  # nothing written by any of them
