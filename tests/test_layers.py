@@ -39,7 +39,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("api",),
     ("cli",),
 )
-SAME_PART = {"cli_commands": "cli", "cli_harness": "cli", "cli_drafts": "cli"}
+SAME_PART = {"cli_commands": "cli", "cli_harness": "cli", "cli_drafts": "cli",
+             "cli_catalogue": "cli"}
 LAYER_OF = {part: n for n, parts in enumerate(LAYERS) for part in parts}
 
 

@@ -101,8 +101,8 @@ def _add_principal(p: argparse.ArgumentParser, role: str | None) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from opsgraph import cli_catalogue, cli_drafts, cli_harness
     from opsgraph import cli_commands as cc
-    from opsgraph import cli_drafts, cli_harness
 
     parser = argparse.ArgumentParser(prog="opsgraph", description=DESCRIPTION,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -141,6 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
     cc.add_kb_command(sub)
     cli_harness.add_harness_command(sub)
     cli_drafts.add_drafts_command(sub, _add_principal)
+    cli_catalogue.add_catalogue_command(sub)
     return parser
 
 

@@ -30,7 +30,7 @@ def _scope(args: argparse.Namespace) -> Any:
     return scope
 
 
-def _read(path: str) -> object:
+def read_json_file(path: str) -> object:
     """The JSON document in FILE (`-`: standard input)."""
     try:
         text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
@@ -94,7 +94,7 @@ def cmd_set(args: argparse.Namespace) -> int:
     from opsgraph.harness import versions
     from opsgraph.harness.validate import HarnessInvalid
 
-    doc = _read(args.file)
+    doc = read_json_file(args.file)
     try:
         number, changes = versions.save(_scope(args), doc, actor=args.user, note=args.note)
     except HarnessInvalid as exc:
@@ -110,7 +110,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from opsgraph.harness.validate import HarnessInvalid, validate
 
     try:
-        doc = validate(_read(args.file))
+        doc = validate(read_json_file(args.file))
     except HarnessInvalid as exc:
         return _problems(exc)
     _cli().out(args, {"valid": True, "steps": len(doc.steps), "tests": len(doc.tests)},

@@ -58,7 +58,8 @@ def test_only_listed_runnable_choices_are_stored(scope: TenantScope, tmp_path: P
     unlisted.write_text("synthesis: ok\n")
     allow(monkeypatch, f"scripted:{listed}", "openai:m", f"scripted:{tmp_path}/gone.yaml")
     assert model_settings(scope) == {"models": {}, "allowed": [
-        {"spec": f"scripted:{listed}", "provider": "scripted", "model": str(listed)}]}
+        {"spec": f"scripted:{listed}", "provider": "scripted", "model": str(listed),
+         "name": "scripted model (listed.yaml)"}]}
 
     refusals = {}
     for spec in (f"scripted:{unlisted}", "scripted:/etc/passwd", "scripted:/nowhere.yaml", 7):

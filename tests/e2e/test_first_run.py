@@ -202,10 +202,15 @@ def test_a_refund_asked_by_staff_is_refused_by_the_gate(client: httpx.Client) ->
 
 def test_tenant_settings_are_the_admin_s(client: httpx.Client, demo_db: Any) -> None:
     admin = sign_in(client, "stf_demo_01", "admin")
-    assert client.get("/v1/tenant/settings", headers=admin).json() == {
+    first = client.get("/v1/tenant/settings", headers=admin).json()
+    assert settings_of(first) == {
         "capability_mode": "observe", "off_topic_reply": "", "modules": [],
-        "harness_agent_may_force": False,
+        "harness_agent_may_force": False, "currency": "GBP",
         "separation_of_duties": ["invoices.refund", "invoices.issue"]}
+    assert "safeguarding" in first["choices"]["modules"]
+    assert "invoices.refund" in first["choices"]["operations"]
+    assert "members.get" not in first["choices"]["operations"]  # reads need no second person
+    assert first["choices"]["currencies"][0] == "GBP"
     for role in ("manager", "staff", "member"):
         who = sign_in(client, "stf_demo_01", role)
         assert client.get("/v1/tenant/settings", headers=who).status_code == 403
@@ -214,14 +219,11 @@ def test_tenant_settings_are_the_admin_s(client: httpx.Client, demo_db: Any) -> 
     assert client.get("/v1/tenant/settings").status_code == 403  # a visitor
     changed = client.put("/v1/tenant/settings", headers=admin,
                          json={"capability_mode": "enforce"})
-    assert changed.status_code == 200 and changed.json() == {
-        "capability_mode": "enforce", "off_topic_reply": "", "modules": [],
-        "harness_agent_may_force": False,
-        "separation_of_duties": ["invoices.refund", "invoices.issue"]}
-    assert client.get("/v1/tenant/settings", headers=admin).json() == {
-        "capability_mode": "enforce", "off_topic_reply": "", "modules": [],
-        "harness_agent_may_force": False,
-        "separation_of_duties": ["invoices.refund", "invoices.issue"]}
+    enforced = {"capability_mode": "enforce", "off_topic_reply": "", "modules": [],
+                "harness_agent_may_force": False, "currency": "GBP",
+                "separation_of_duties": ["invoices.refund", "invoices.issue"]}
+    assert changed.status_code == 200 and settings_of(changed.json()) == enforced
+    assert settings_of(client.get("/v1/tenant/settings", headers=admin).json()) == enforced
     # on the tenant's document, where a run reads its gate's mode (engine.runner)
     assert demo_db["tenants"].find_one({"_id": "demo"})["capability_mode"] == "enforce"
     bad = client.put("/v1/tenant/settings", headers=admin, json={"capability_mode": "strict"})
@@ -252,6 +254,19 @@ def test_tenant_settings_are_the_admin_s(client: httpx.Client, demo_db: Any) -> 
     assert allowed["harness_agent_may_force"] is True and allowed["modules"] == ["safeguarding"]
     assert client.put("/v1/tenant/settings", headers=admin, json={
         "capability_mode": "observe", "harness_agent_may_force": "maybe"}).status_code == 422
+    # the currency amounts are written in: a three-letter code, kept upper case
+    assert client.put("/v1/tenant/settings", headers=admin, json={
+        "capability_mode": "observe", "currency": "eur"}).json()["currency"] == "EUR"
+    assert demo_db["tenants"].find_one({"_id": "demo"})["currency"] == "EUR"
+    euro = client.put("/v1/tenant/settings", headers=admin,
+                      json={"capability_mode": "observe", "currency": "EURO"})
+    assert euro.status_code == 422
+    assert [e["field"] for e in euro.json()["error"]["errors"]] == ["currency"]
+
+
+def settings_of(body: dict[str, Any]) -> dict[str, Any]:
+    """The settings of a settings answer, without the choices the page offers."""
+    return {k: v for k, v in body.items() if k != "choices"}
 
 
 @pytest.fixture

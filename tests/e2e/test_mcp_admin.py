@@ -158,6 +158,25 @@ def test_documents_and_models_through_the_same_functions(server: AppServer) -> N
     assert error_of(unknown)["code"] == "not_found"
 
 
+def test_the_catalogue_through_the_same_functions(server: AppServer, demo_db: Any) -> None:
+    plan = {"type": "plan", "name": "Weekend", "membership": "weekend", "monthly_price": 25.0,
+            "term_months": 1, "notice_months": 1, "booking_window_days": 7,
+            "guest_passes_per_month": 0, "hours": "weekends", "perks": ["courts"]}
+    plans, added, bad, removed = admin_calls(server, [
+        ("catalogue_objects", {"type": "plan"}),
+        ("catalogue_put", {"key": "weekend", "object": plan, "if_version": 0}),
+        ("catalogue_put", {"key": "weekend", "object": {**plan, "monthly_price": -1}}),
+        ("catalogue_remove", {"key": "weekend"}),
+    ])
+    assert {o["type"] for o in plans.structured_content["objects"]} == {"plan"}
+    assert added.structured_content["created"] is True
+    assert added.structured_content["object"]["version"] == 1
+    assert error_of(bad)["code"] == "bad_input" and "monthly_price" in bad.content[0].text
+    assert removed.structured_content["removed"] is True
+    audit = demo_db["audit"].find({"tenant_id": "demo", "operation": {"$regex": "^catalogue"}})
+    assert sorted(r["operation"] for r in audit) == ["catalogue.put", "catalogue.remove"]
+
+
 def test_admins_get_the_user_tools_and_the_admin_tools(server: AppServer) -> None:
     async def listed(session: ClientSession) -> set[str]:
         return {tool.name for tool in (await session.list_tools()).tools}
@@ -169,7 +188,8 @@ def test_admins_get_the_user_tools_and_the_admin_tools(server: AppServer) -> Non
         "harness_schema", "harness_get", "harness_set", "harness_validate", "harness_test",
         "harness_activate", "harness_rollback", "harness_versions", "answer_log",
         "documents_list", "documents_add", "documents_remove", "models_get", "models_set",
-        "settings_get", "settings_set", "catalogue"}
+        "settings_get", "settings_set", "catalogue", "catalogue_objects", "catalogue_put",
+        "catalogue_remove"}
 
 
 @pytest.mark.parametrize("role", ["member", "staff", "manager"])

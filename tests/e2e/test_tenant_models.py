@@ -47,7 +47,8 @@ def test_a_spec_naming_a_server_file_tells_nothing_about_it(server: AppServer,
                                f"{allowed})"}]}
     assert http.get("/v1/tenant/models", headers=admin).json() == {
         "models": {}, "allowed": [{"spec": allowed, "provider": "scripted",
-                                   "model": str(server.script)}]}
+                                   "model": str(server.script),
+                                   "name": f"scripted model ({server.script.name})"}]}
 
 
 def test_a_choice_that_cannot_run_here_is_refused_when_chosen(server: AppServer,
@@ -64,7 +65,9 @@ def test_a_choice_that_cannot_run_here_is_refused_when_chosen(server: AppServer,
     settings = http.get("/v1/tenant/models", headers=admin).json()
     assert settings == {"models": {}, "allowed": [{"spec": f"scripted:{server.script}",
                                                    "provider": "scripted",
-                                                   "model": str(server.script)}]}
+                                                   "model": str(server.script),
+                                                   "name": f"scripted model "
+                                                           f"({server.script.name})"}]}
 
 
 def test_an_allowed_choice_changes_the_model_and_get_and_put_agree(server: AppServer,

@@ -6,6 +6,7 @@ from typing import Any
 
 from opsgraph.gates import decide
 from opsgraph.models.factory import tier_spec
+from opsgraph.models.names import model_words
 from opsgraph.models.spec import shown
 from opsgraph.principal import Principal, parse_plan
 from opsgraph.store.scope import TenantScope
@@ -32,6 +33,7 @@ def agents_for(principal: Principal) -> list[dict[str, Any]]:
         if any(decide(principal, agent, verb, plan=plan, mode="enforce")
                for verb in agent.operations):
             # which model it runs on without a tenant override (the settings page)
+            spec = tier_spec(agent.model_tier)
             rows.append({**agent_row(agent), "model_tier": agent.model_tier,
-                         "default_model": shown(tier_spec(agent.model_tier))})
+                         "default_model": shown(spec), "default_model_name": model_words(spec)})
     return rows

@@ -3,10 +3,10 @@
     GET  /v1/info             (open) the model and why; demo mode's examples; local sign-in
     POST /v1/local/sign-in    {user_id, role} → {token}; a local server only, else 404
     GET  /v1/tenant/settings  (admin) {capability_mode, off_topic_reply, modules,
-                              harness_agent_may_force, separation_of_duties}
+                              harness_agent_may_force, separation_of_duties, currency}
     PUT  /v1/tenant/settings  (admin) {capability_mode: observe|enforce, off_topic_reply?,
-                              modules?, harness_agent_may_force?, separation_of_duties?}
-                              → the same
+                              modules?, harness_agent_may_force?, separation_of_duties?,
+                              currency?} → the same
 
 A server is *local* when it signs tokens with the secret generated in `OPSGRAPH_HOME` (no
 `OPSGRAPH_TOKEN_SECRET`, no secret ARN) and does not run on Lambda; then a caller on this
@@ -113,21 +113,36 @@ async def local_sign_in(request: Request) -> Response:
 def read_tenant_settings(tenant_id: str) -> dict[str, Any]:
     """The tenant's settings as `GET /v1/tenant/settings` answers them."""
     from opsgraph.approvals.duties import SETTING, covered_operations
+    from opsgraph.operations.currency import currency_code
 
     doc = _db()["tenants"].find_one({"_id": tenant_id}, {
         "capability_mode": 1, "off_topic_reply": 1, "modules": 1,
-        "harness_agent_may_force": 1, SETTING: 1}) or {}
+        "harness_agent_may_force": 1, SETTING: 1, "currency": 1}) or {}
     return {"capability_mode": str(doc.get("capability_mode") or DEFAULT_CAPABILITY_MODE),
             "off_topic_reply": str(doc.get("off_topic_reply") or ""),
             "modules": [str(name) for name in doc.get("modules") or []],
             "harness_agent_may_force": doc.get("harness_agent_may_force") is True,
-            SETTING: covered_operations(doc)}
+            SETTING: covered_operations(doc), "currency": currency_code(doc),
+            "choices": _choices()}
+
+
+def _choices() -> dict[str, list[str]]:
+    """What the settings page offers: the shipped modules, the write operations, and the
+    currencies written with a symbol."""
+    from opsgraph.harness.modules import shipped
+    from opsgraph.operations.catalogue import CATALOGUE
+    from opsgraph.operations.currency import SYMBOLS
+
+    return {"modules": list(shipped()),
+            "operations": [op.id for op in CATALOGUE.values() if op.kind == "write"],
+            "currencies": list(SYMBOLS)}
 
 
 def set_tenant_settings(principal: Principal, capability_mode: str,
                         off_topic_reply: str | None, modules: list[str] | None,
                         may_force: bool | None,
-                        duties: list[str] | None = None) -> dict[str, Any]:
+                        duties: list[str] | None = None, currency: str | None = None,
+                        ) -> dict[str, Any]:
     from opsgraph.approvals.duties import SETTING, check_operations
     from opsgraph.harness.modules import check_names
 
@@ -140,6 +155,8 @@ def set_tenant_settings(principal: Principal, capability_mode: str,
         changes["harness_agent_may_force"] = may_force
     if duties is not None:  # absent: unchanged; []: off
         changes[SETTING] = check_operations(duties)
+    if currency is not None:  # absent: unchanged
+        changes["currency"] = currency.upper()
     _db()["tenants"].update_one({"_id": principal.tenant_id}, {"$set": {
         **changes, "settings_updated_at": datetime.now(UTC),
         "settings_updated_by": principal.user_id}})
@@ -148,8 +165,7 @@ def set_tenant_settings(principal: Principal, capability_mode: str,
 
 async def tenant_settings(request: Request) -> Response:
     """GET and PUT answer `{capability_mode, off_topic_reply, modules,
-    harness_agent_may_force}`; PUT sets them
-    (admin)."""
+    harness_agent_may_force, separation_of_duties, currency}`; PUT sets them (admin)."""
     from opsgraph.api.bodies import parse_body
     from opsgraph.api.request_models import TenantSettingsRequest
 
@@ -161,5 +177,6 @@ async def tenant_settings(request: Request) -> Response:
                                                     body.capability_mode,
                                                     body.off_topic_reply, body.modules,
                                                     body.harness_agent_may_force,
-                                                    body.separation_of_duties))
+                                                    body.separation_of_duties,
+                                                    body.currency))
     return JSONResponse(await run_in_threadpool(read_tenant_settings, principal.tenant_id))

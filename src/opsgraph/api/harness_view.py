@@ -20,7 +20,7 @@ VERSION_MAX = 999_999_999
 """More versions than any tenant saves: a bigger number cannot name one."""
 
 
-def _version(raw: str | None) -> int | None:
+def version_param(raw: str | None) -> int | None:
     from opsgraph.api.numbers import parse_number
 
     if raw is None:
@@ -46,5 +46,5 @@ def harness_view(principal: Principal, version: int | None) -> dict[str, Any]:
 async def get_harness(request: Request) -> Response:
     principal = await caller(request)
     require_roles(principal, Role.ADMIN, action="reading the harness")
-    version = _version(request.query_params.get("version"))
+    version = version_param(request.query_params.get("version"))
     return JSONResponse(await run_in_threadpool(harness_view, principal, version))

@@ -26,7 +26,18 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
-from opsgraph.api.mcp_admin_tenant import SettingsArgs, catalogue, settings_get, settings_set
+from opsgraph.api.mcp_admin_tenant import (
+    CatalogueKeyArg,
+    CataloguePutArgs,
+    CatalogueTypeArg,
+    SettingsArgs,
+    catalogue,
+    catalogue_objects,
+    catalogue_put,
+    catalogue_remove,
+    settings_get,
+    settings_set,
+)
 from opsgraph.api.mcp_spec import Writes
 from opsgraph.api.mcp_user import (
     McpUser,
@@ -280,6 +291,13 @@ ADMIN_TOOLS: dict[str, AdminTool] = {
                               "choice: not here).", SettingsArgs, settings_set, writes=REPLACES),
     "catalogue": AdminTool("The agents of the registry as the admin may use them: domain, "
                            "kind, operations, roles, model.", NoArgs, catalogue),
+    "catalogue_objects": AdminTool("The tenant's catalogue: resources, classes, events, "
+                                   "plans, products, price lists.", CatalogueTypeArg,
+                                   catalogue_objects),
+    "catalogue_put": AdminTool("Add or replace a catalogue object (every field checked; "
+                               "audited).", CataloguePutArgs, catalogue_put, writes=REPLACES),
+    "catalogue_remove": AdminTool("Remove a catalogue object (audited).", CatalogueKeyArg,
+                                  catalogue_remove, writes=REPLACES),
 }
 
 

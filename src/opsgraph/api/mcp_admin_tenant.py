@@ -1,6 +1,8 @@
-"""The admin link's tools for running a tenant beyond its harness: its settings and its
-catalogue, thin wrappers over what `GET`/`PUT /v1/tenant/settings` and `GET /v1/agents`
-call (`api.first_run`, `api.catalog`).
+"""The admin link's tools for running a tenant beyond its harness: its settings, its
+agents (`catalogue`, the registry) and its catalogue of objects (`catalogue_objects`,
+`catalogue_put`, `catalogue_remove`) — thin wrappers over what `GET`/`PUT
+/v1/tenant/settings`, `GET /v1/agents` and `/v1/catalogue` call (`api.first_run`,
+`api.catalog`, `operations.catalogue_admin`).
 
 An agent may not grant itself more: `settings_set` has no `harness_agent_may_force` (the
 setting that lets an agent force a harness activation stays a person's choice, made over
@@ -13,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from opsgraph.api.catalogue_admin import KEY_PATTERN, CatalogueObjectRequest
 from opsgraph.principal import Principal
 
 
@@ -51,3 +54,46 @@ def catalogue(principal: Principal, args: Any) -> dict[str, Any]:
     from opsgraph.api.catalog import agents_for
 
     return {"agents": agents_for(principal)}
+
+
+class CatalogueTypeArg(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    type: str | None = Field(None, description="Only objects of this type (resource, class, "
+                                               "event, plan, product, price_list).")
+
+
+class CatalogueKeyArg(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    key: str = Field(pattern=KEY_PATTERN, max_length=80, description="The object's key.")
+
+
+class CataloguePutArgs(CatalogueObjectRequest):
+    key: str = Field(pattern=KEY_PATTERN, max_length=80, description="The object's key.")
+
+
+def _db() -> Any:
+    from opsgraph.store.client import get_db
+
+    return get_db()
+
+
+def catalogue_objects(principal: Principal, args: CatalogueTypeArg) -> dict[str, Any]:
+    """The tenant's catalogue objects, as `GET /v1/catalogue`."""
+    from opsgraph.operations.catalogue_admin import list_objects
+
+    return list_objects(_db(), principal.tenant_id, args.type)
+
+
+def catalogue_put(principal: Principal, args: CataloguePutArgs) -> dict[str, Any]:
+    """Add or replace an object, as `PUT /v1/catalogue/{key}` (audited)."""
+    from opsgraph.operations.catalogue_admin import put_object
+
+    return put_object(_db(), principal.tenant_id, args.key, args.object,
+                      actor=principal.user_id, if_version=args.if_version)
+
+
+def catalogue_remove(principal: Principal, args: CatalogueKeyArg) -> dict[str, Any]:
+    """Remove an object, as `DELETE /v1/catalogue/{key}` (audited)."""
+    from opsgraph.operations.catalogue_admin import remove_object
+
+    return remove_object(_db(), principal.tenant_id, args.key, actor=principal.user_id)

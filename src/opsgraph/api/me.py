@@ -16,6 +16,7 @@ from starlette.responses import JSONResponse, Response
 
 from opsgraph.api.principals import caller
 from opsgraph.principal import Principal
+from opsgraph.store.people import display_name
 from opsgraph.store.scope import TenantScope
 
 VISITOR_NAME = "Visitor"
@@ -23,8 +24,6 @@ VISITOR_NAME = "Visitor"
 
 def me_body(principal: Principal) -> dict[str, Any]:
     """The caller's tenant, user id, name and roles."""
-    from opsgraph.approvals.pending import display_name
-
     name = (VISITOR_NAME if principal.is_visitor
             else display_name(TenantScope.of(principal), principal.user_id))
     return {"tenant_id": principal.tenant_id, "user_id": principal.user_id, "name": name,

@@ -145,6 +145,7 @@ def _visitor_header() -> Param:
 
 
 def _routes() -> tuple[ApiRoute, ...]:
+    from opsgraph.api import answer_log, catalogue_admin, harness_admin
     from opsgraph.api.agent_protocol.openapi_routes import protocol_routes
     from opsgraph.api.inbox_openapi import inbox_routes
     from opsgraph.approvals.pending import STATUSES
@@ -256,6 +257,8 @@ def _routes() -> tuple[ApiRoute, ...]:
                  "visitor", response=(EventResult,), request=(EventRequest,),
                  errors=(403,)),
         *inbox_routes(),
+        *harness_admin.openapi_routes(), *catalogue_admin.openapi_routes(),
+        *answer_log.openapi_routes(),
         *protocol_routes(),
     )
 

@@ -67,3 +67,10 @@ def require_roles(principal: Principal, *roles: Role, action: str) -> None:
     if not (principal.roles & set(roles)):
         need = " or ".join(r.value for r in roles)
         raise Forbidden(f"{action} needs the {need} role")
+
+
+async def admin_caller(request: Request, action: str) -> Principal:
+    """The caller, when an admin (Forbidden naming `action` otherwise)."""
+    principal = await caller(request)
+    require_roles(principal, Role.ADMIN, action=action)
+    return principal

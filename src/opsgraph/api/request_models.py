@@ -122,6 +122,10 @@ class TenantSettingsRequest(Body):
         description="The write operations whose requester may not decide their own change "
                     "(403 `own_change`); default `invoices.refund`, `invoices.issue`; [] "
                     "turns it off. Absent: unchanged.")
+    currency: str | None = Field(
+        None, pattern=r"^[A-Za-z]{3}$",
+        description="The ISO 4217 code summaries and answers write amounts in (`GBP`, "
+                    "`EUR`, `CHF`); absent: unchanged.")
 
 
 class KnowledgeDocumentRequest(Body):

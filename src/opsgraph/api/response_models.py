@@ -187,6 +187,8 @@ class Agent(Out):
     default_model: str = Field(description="The model the agent runs on without a tenant "
                                            "override (its tier's; a file-backed spec by "
                                            "its file's name).")
+    default_model_name: str = Field(description="That model as people name it (`Claude "
+                                                "Sonnet 4.6`).")
 
 
 class Agents(Out):
@@ -197,6 +199,7 @@ class AllowedModel(Out):
     spec: str = Field(description="The spec to choose, `provider:model`.")
     provider: str
     model: str
+    name: str = Field(description="The model as people name it (`Claude Sonnet 4.6`).")
 
 
 class TenantModels(Out):
@@ -239,6 +242,14 @@ class Me(Out):
     roles: list[str]
 
 
+class SettingsChoices(Out):
+    modules: list[str] = Field(description="The modules a tenant may enable.")
+    operations: list[str] = Field(description="The write operations separation of duties "
+                                              "may cover.")
+    currencies: list[str] = Field(description="Currencies written with their symbol "
+                                              "(any ISO 4217 code may be set).")
+
+
 class TenantSettings(Out):
     capability_mode: Literal["observe", "enforce"]
     off_topic_reply: str = Field(description="Empty: the generic reply.")
@@ -247,6 +258,10 @@ class TenantSettings(Out):
         description="An agent on the admin MCP link may force a harness activation.")
     separation_of_duties: list[str] = Field(
         description="The operations whose requester may not decide their own change.")
+    currency: str = Field(description="The ISO 4217 code amounts are written in (GBP when "
+                                      "none was set).")
+    choices: SettingsChoices = Field(description="What the page may offer for each setting.")
+
 
 
 class KnowledgeDocument(Out):

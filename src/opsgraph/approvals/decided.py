@@ -19,10 +19,11 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, Final
 
-from opsgraph.approvals.pending import COLLECTION, FINAL, PendingChange, display_name
+from opsgraph.approvals.pending import COLLECTION, FINAL, PendingChange
 from opsgraph.errors import BadInput
 from opsgraph.operations.catalogue import CATALOGUE
 from opsgraph.operations.records import to_json
+from opsgraph.store.people import display_name
 from opsgraph.store.scope import Document, TenantScope
 
 DEFAULT_LIMIT: Final = 25

@@ -41,8 +41,19 @@ def _parse_cursor(before: str) -> tuple[datetime, str]:
     return when, run_id
 
 
-def _page_filter(before: str | None) -> Document:
+OUTCOMES = ("completed", "completed_with_errors", "awaiting_approval", "cancelled", "failed")
+"""The outcomes a run finishes with (`run_finished.status`): what `outcome` filters by."""
+
+
+def _page_filter(before: str | None, outcome: str | None = None,
+                 since: datetime | None = None) -> Document:
     flt: Document = {"event": "run_finished"}
+    if outcome is not None:
+        if outcome not in OUTCOMES:
+            raise BadInput(f"outcome: {outcome!r} is not one of {', '.join(OUTCOMES)}")
+        flt["data.status"] = outcome
+    if since is not None:
+        flt["at"] = {"$gte": since}
     if before is not None:
         at, run_id = _parse_cursor(before)
         flt["$or"] = [{"at": {"$lt": at}}, {"at": at, "run_id": {"$lt": run_id}}]
@@ -63,12 +74,15 @@ def _resumed_requests(scope: TenantScope, missing: list[Document]) -> dict[str, 
 
 
 def answer_log(scope: TenantScope, *, limit: int = 20, before: str | None = None,
+               outcome: str | None = None, since: datetime | None = None,
                ) -> dict[str, Any]:
-    """`{"runs": [...], "next": cursor | None}`: the tenant's finished runs, newest first;
+    """`{"runs": [...], "next": cursor | None}`: the tenant's finished runs, newest first
+    (only those that finished with `outcome`, or at `since` or later, when given);
     `next` is None on the last page."""
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
         raise BadInput(f"limit: must be a whole number from 1 to {MAX_LIMIT}, got {limit!r}")
-    finished = list(scope[EVENTS].find(_page_filter(before), sort=[("at", -1), ("run_id", -1)],
+    finished = list(scope[EVENTS].find(_page_filter(before, outcome, since),
+                                       sort=[("at", -1), ("run_id", -1)],
                                        limit=limit + 1,
                                        projection={"thread_id": 1, "run_id": 1, "at": 1,
                                                    "data": 1}))
@@ -116,3 +130,29 @@ def _entry(done: Document, events: list[Document], record: Document | None,
         if error else None,
         "harness_version": harness.get("version") if record else None,
     }
+
+
+def run_detail(scope: TenantScope, run_id: str) -> dict[str, Any]:
+    """One finished run as the log lists it, and beside that its plan (the tasks as
+    planned) and its tasks as they finished (agent, outcome, the tools called with their
+    arguments and results): `{...entry, plan, tasks, usage}`. NotFound for a run that is
+    not in the tenant's log (not this tenant's, or not finished)."""
+    from opsgraph.errors import NotFound
+
+    done = scope[EVENTS].find_one({"run_id": run_id, "event": "run_finished"})
+    if done is None:
+        raise NotFound(f"run {run_id!r}: no finished run of this tenant has that id")
+    events = list(scope[EVENTS].find({"run_id": run_id}, sort=[("seq", 1)]))
+    record = scope[RUNS].find_one({"run_id": run_id},
+                                  projection={"run_id": 1, "steps_ran": 1, "harness": 1})
+    start = next((e for e in events if e["event"] == "run_started"), None)
+    resumed = _resumed_requests(scope, [start] if start is not None
+                                and "message" not in start["data"] else [])
+    plan: Document = next((e["data"] for e in reversed(events) if e["event"] == "plan"), {})
+    tasks = [{"task_id": e["data"].get("task_id"), "agent": e["data"].get("agent"),
+              "status": e["data"].get("status"), "status_label": e["data"].get("status_label"),
+              "calls": list(e["data"].get("calls") or [])}
+             for e in events if e["event"] == "task_finished"]
+    return {**_entry(done, [e for e in events if e["event"] in _DETAIL], record, resumed),
+            "plan": list(plan.get("tasks") or []), "tasks": tasks,
+            "usage": dict((done.get("data") or {}).get("usage") or {})}

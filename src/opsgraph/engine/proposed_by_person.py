@@ -14,11 +14,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from opsgraph.approvals import PendingChange, mark_resumed
-from opsgraph.approvals.pending import display_name
 from opsgraph.engine.events import Event, EventIds
 from opsgraph.engine.thread_log import ThreadLog
 from opsgraph.principal import Principal
 from opsgraph.status_words import change_label, run_label
+from opsgraph.store.people import display_name
 from opsgraph.store.scope import TenantScope
 
 

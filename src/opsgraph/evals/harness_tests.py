@@ -20,7 +20,7 @@ import json
 import re
 import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -185,7 +185,8 @@ def run_tests(scope: TenantScope, version: int, doc: HarnessDoc, *,
 
 
 def activate_checked(scope: TenantScope, version: int, *, actor: str, force: bool = False,
-                     model: str | None = None) -> dict[str, Any]:
+                     model: str | None = None, overriding: Sequence[str] | None = None,
+                     ) -> dict[str, Any]:
     """Run the version's tests, keep the report, then activate it: failing tests refuse the
     activation (`tests_failing`) unless `force`, which is audited. Returns the activation
     with the test report under `tests`."""
@@ -194,5 +195,6 @@ def activate_checked(scope: TenantScope, version: int, *, actor: str, force: boo
     doc = versions.load(scope, version)
     report = run_tests(scope, version, doc, model=model)
     versions.record_test(scope, version, report)
-    activated = versions.activate(scope, version, actor=actor, report=report, force=force)
+    activated = versions.activate(scope, version, actor=actor, report=report, force=force,
+                                  overriding=overriding)
     return {**activated, "tests": report}

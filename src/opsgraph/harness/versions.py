@@ -21,7 +21,7 @@ own strings, which a store may refuse as field names (`$`, `.`).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -157,16 +157,24 @@ def record_test(scope: TenantScope, version: int, report: Mapping[str, Any]) -> 
 
 
 def activate(scope: TenantScope, version: int, *, actor: str, report: Mapping[str, Any],
-             force: bool = False) -> dict[str, Any]:
+             force: bool = False, overriding: Sequence[str] | None = None,
+             ) -> dict[str, Any]:
     """Make `version` the active one, given the test report the caller just ran on it
     (`{passed, failed, results: [{name, passed, ...}]}`; the caller keeps it with
     `record_test`). Failing tests refuse it (`tests_failing`, naming them) unless `force`;
-    every activation is audited, a forced one with the tests it overrode."""
+    a force that names the tests it means to override (`overriding`, as the dashboard's
+    second step does) is refused too when the failing tests are no longer those. Every
+    activation is audited, a forced one with the tests it overrode."""
     failing = _failing(report)
     if failing and not force:
         raise TestsFailing(
             f"harness version {version}: {len(failing)} test(s) failing, not activated "
             f"(force to activate anyway): {'; '.join(failing)}", failing=failing)
+    if failing and overriding is not None and sorted(overriding) != sorted(failing):
+        raise TestsFailing(
+            f"harness version {version}: the failing tests are now {'; '.join(failing)}, "
+            f"not the ones named to override ({'; '.join(overriding) or 'none'}); not "
+            "activated", failing=failing)
     doc = load(scope, version)  # NotFound before anything moves
     detail = {"forced": bool(force and failing), "passed": int(report.get("passed", 0)),
               "failed": int(report.get("failed", 0)), "failing": failing}

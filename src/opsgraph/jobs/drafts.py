@@ -26,7 +26,7 @@ from typing import Any, Final
 
 from opsgraph.approvals import PendingChange, get_change, record_pending
 from opsgraph.approvals.dependents import withdraw_change
-from opsgraph.approvals.pending import COLLECTION, display_name, note_request
+from opsgraph.approvals.pending import COLLECTION, note_request
 from opsgraph.engine.proposed_by_person import log_proposal
 from opsgraph.errors import BadInput, Conflict, NotFound
 from opsgraph.jobs.inbound_email import DRAFTS, INBOX
@@ -36,6 +36,7 @@ from opsgraph.operations.invoke import invoke, validate_args
 from opsgraph.operations.records import to_json
 from opsgraph.principal import Principal
 from opsgraph.status_words import DRAFT_WORDS, change_label
+from opsgraph.store.people import display_name
 from opsgraph.store.scope import Document, TenantScope
 
 SEND: Final = "communications.send_email"

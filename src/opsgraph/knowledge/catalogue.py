@@ -150,7 +150,8 @@ def validate(record: Document) -> CatalogueObject:
     try:
         return model.model_validate(fields)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}"
-                             for e in exc.errors())
+        errors = [{"field": ".".join(str(p) for p in e["loc"]), "message": e["msg"]}
+                  for e in exc.errors()]
+        problems = "; ".join(f"{e['field']}: {e['message']}" for e in errors)
         raise BadInput(f"catalogue object {name!r} ({kind}): {problems}",
-                       field="catalogue") from exc
+                       field="catalogue", errors=errors) from exc

@@ -42,8 +42,10 @@ class AllowedModel:
     unavailable: str | None
 
     def to_json(self) -> dict[str, str]:
+        from opsgraph.models.names import model_words
+
         return {"spec": str(self.spec), "provider": self.spec.provider,
-                "model": self.spec.name}
+                "model": self.spec.name, "name": model_words(str(self.spec))}
 
 
 def _allowed_specs() -> list[ModelSpec]:

@@ -36,6 +36,7 @@ export class ApiError extends Error {
     this.code = error.code || "http_error";
     this.requestId = error.request_id;
     this.fields = error.errors || (error.detail && error.detail.errors) || [];
+    this.detail = error.detail || {};
   }
 }
 

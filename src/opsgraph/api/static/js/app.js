@@ -1,16 +1,15 @@
 // The page: who is signed in, which model answers, and which view shows (by the URL's
-// fragment: #/ and #/threads/<id> chat, #/approvals, #/history, #/drafts[/<id>], #/settings, #/harness,
-// #/record/<kind>/<id>).
+// fragment: #/ and #/threads/<id> chat, #/approvals, #/history, #/drafts[/<id>], the admin
+// views of admin.js (#/settings, #/harness, #/knowledge, ...), #/record/<kind>/<id>).
 
 import {api, token, setToken, whoami, isManager, isAdmin} from "./api.js";
 import {h, $, fill} from "./dom.js";
+import {ADMIN_VIEWS} from "./admin.js";
 import {ChatView} from "./chat.js";
 import {DraftsView, mayReviewDrafts, openDrafts} from "./drafts.js";
 import {HistoryView} from "./history.js";
-import {HarnessView} from "./harness.js";
 import {InboxView} from "./inbox.js";
 import {openRecord} from "./record.js";
-import {SettingsView} from "./settings.js";
 import {SignInView} from "./signin.js";
 
 const VISITOR_KEY = "opsgraph.visitor";
@@ -104,8 +103,7 @@ class App {
     $("#nav-approvals").hidden = !isManager(me);
     $("#nav-history").hidden = !isManager(me);
     $("#nav-drafts").hidden = !mayReviewDrafts(me);
-    $("#nav-settings").hidden = !isAdmin(me);
-    $("#nav-harness").hidden = !isAdmin(me);
+    for (const name of Object.keys(ADMIN_VIEWS)) $(`#nav-${name}`).hidden = !isAdmin(me);
     this.showWho();
     $("#signout").textContent = me ? "Sign out" : "Sign in";
     this.refreshBadge();
@@ -176,10 +174,9 @@ class App {
       this.mount("history", () => new HistoryView($("#view"), this)).show();
     } else if (/^#\/drafts(\/|$)/.test(hash) && mayReviewDrafts(this.me)) {
       this.mount("drafts", () => new DraftsView($("#view"), this)).show(decodeURIComponent(hash.slice(9)) || null);
-    } else if (hash === "#/settings" && isAdmin(this.me)) {
-      this.mount("settings", () => new SettingsView($("#view"), this)).show();
-    } else if (hash === "#/harness" && isAdmin(this.me)) {
-      this.mount("harness", () => new HarnessView($("#view"), this)).show();
+    } else if (Object.hasOwn(ADMIN_VIEWS, hash.slice(2)) && isAdmin(this.me)) {
+      const name = hash.slice(2);
+      this.mount(name, () => new ADMIN_VIEWS[name]($("#view"), this)).show();
     } else {
       const chat = this.mount("chat", () => new ChatView($("#view"), this));
       const match = /^#\/threads\/(.+)$/.exec(hash);

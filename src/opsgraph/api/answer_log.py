@@ -1,0 +1,84 @@
+"""The answer log's routes (admin; opsgraph.engine.answer_log reads it from the thread log):
+
+    GET /v1/answer-log[?limit&before&outcome&days]   {runs: [...], next}: finished runs,
+                                                     newest first, filtered
+    GET /v1/answer-log/{run_id}                      one run: its entry, plan, tasks (tools
+                                                     called), sources, model calls, outcome
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from opsgraph.api.numbers import parse_number
+from opsgraph.api.principals import admin_caller
+from opsgraph.principal import Principal
+
+ACTION = "reading the answer log"
+MAX_DAYS = 3660
+
+
+def _scope(principal: Principal) -> Any:
+    from opsgraph.store.scope import TenantScope
+
+    return TenantScope.of(principal)
+
+
+def _page(principal: Principal, query: dict[str, str]) -> dict[str, Any]:
+    from opsgraph.engine.answer_log import MAX_LIMIT, answer_log
+
+    limit = parse_number(query.get("limit", "20"), "limit", "a number of runs",
+                         maximum=MAX_LIMIT)
+    days = query.get("days")
+    since = None if days is None else datetime.now(UTC) - timedelta(
+        days=parse_number(days, "days", "a number of days", maximum=MAX_DAYS))
+    return answer_log(_scope(principal), limit=limit, before=query.get("before"),
+                      outcome=query.get("outcome") or None, since=since)
+
+
+async def list_runs(request: Request) -> Response:
+    principal = await admin_caller(request, ACTION)
+    return JSONResponse(await run_in_threadpool(_page, principal,
+                                                dict(request.query_params)))
+
+
+async def get_run(request: Request) -> Response:
+    from opsgraph.engine.answer_log import run_detail
+
+    principal = await admin_caller(request, ACTION)
+    return JSONResponse(await run_in_threadpool(run_detail, _scope(principal),
+                                                str(request.path_params["run_id"])))
+
+
+ROUTES = [
+    Route("/v1/answer-log", list_runs, methods=["GET"]),
+    Route("/v1/answer-log/{run_id}", get_run, methods=["GET"]),
+]
+
+
+def openapi_routes() -> tuple[Any, ...]:
+    from opsgraph.api.openapi import ApiRoute, Param
+    from opsgraph.engine.answer_log import MAX_LIMIT, OUTCOMES
+
+    number = {"type": "string", "pattern": "^[0-9]{1,4}$"}
+    return (
+        ApiRoute("GET", "/v1/answer-log", "The tenant's finished runs, newest first: request, "
+                 "steps, tools, model calls, sources, outcome (admin)", "bearer",
+                 errors=(400, 403), params=(
+                     Param("limit", "query", number, f"Runs per page (1 to {MAX_LIMIT})."),
+                     Param("before", "query", {"type": "string"},
+                           "The `cursor` of the last run of the previous page."),
+                     Param("outcome", "query", {"type": "string", "enum": list(OUTCOMES)},
+                           "Only runs that finished so."),
+                     Param("days", "query", number, "Only runs of the last N days."))),
+        ApiRoute("GET", "/v1/answer-log/{run_id}", "One finished run: its plan, tasks and "
+                 "the tools they called, sources, model calls and outcome (admin)", "bearer",
+                 errors=(403,), params=(
+                     Param("run_id", "path", {"type": "string"}, "The run's id."),)),
+    )
