@@ -22,11 +22,11 @@ from langgraph.types import Command, Interrupt
 
 from opsgraph.engine.cancel import CANCELLED_WORDS, RunCancelled
 from opsgraph.engine.context import RunContext
-from opsgraph.engine.events import Event, EventIds
+from opsgraph.engine.events import Event
 from opsgraph.engine.memory import Turn, as_turns
 from opsgraph.engine.run_outcome import RunTally, report_run
 from opsgraph.engine.state import RunState, new_message_state
-from opsgraph.engine.thread_log import RunRecord, ThreadLog, spent_before
+from opsgraph.engine.thread_log import EventIds, RunRecord, ThreadLog, spent_before
 from opsgraph.engine.threads import LeasedSaver, thread_lease
 from opsgraph.errors import BadInput, Conflict, NotFound, OpsgraphError
 from opsgraph.harness.spec import HarnessDoc
@@ -271,7 +271,8 @@ def stream_resume(principal: Principal, thread_id: str, decisions: dict[str, Any
         if started is not None:  # the version it started with, however many came since
             ctx.spent_calls, ctx.spent_s = spent_before(scope, started.run_key)
             if started.version and started.fallback is None:  # its calls' deadline
-                from opsgraph.engine.harness_node import load_version, seconds_budget
+                from opsgraph.engine.harness_budget import seconds_budget
+                from opsgraph.engine.harness_node import load_version
 
                 ctx.seconds_budget = seconds_budget(started, load_version(ctx, started.version))
         by_change = {i.value.get("change_id"): i.id for i in interrupts

@@ -87,7 +87,7 @@ def successors(step: Step, following: str | None) -> list[tuple[str, str]]:
             ("default", step.default)]
     if is_final(step):
         return []
-    target = step.next or following
+    target = step.goes_on_to(following)
     return [("next", target)] if target else []
 
 
