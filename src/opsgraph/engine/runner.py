@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import re
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, cast
@@ -26,9 +25,11 @@ from opsgraph.engine.events import Event
 from opsgraph.engine.memory import Turn, as_turns
 from opsgraph.engine.run_outcome import RunTally, report_run
 from opsgraph.engine.state import RunState, new_message_state
+from opsgraph.engine.thread_ids import checked_thread_id
 from opsgraph.engine.thread_log import EventIds, RunRecord, ThreadLog, spent_before
 from opsgraph.engine.threads import LeasedSaver, thread_lease
 from opsgraph.errors import BadInput, Conflict, NotFound, OpsgraphError
+from opsgraph.harness import modules
 from opsgraph.harness.spec import HarnessDoc
 from opsgraph.principal import Principal, parse_plan
 from opsgraph.status_words import run_label
@@ -67,7 +68,7 @@ def make_context(principal: Principal, thread_id: str, run_model: str | None,
                       tenant_view={"name": str(tenant.get("name") or scope.tenant_id),
                                    "timezone": str(tenant.get("timezone") or "UTC")},
                       off_topic_reply=str(tenant.get("off_topic_reply") or ""),
-                      modules=tuple(tenant.get("modules") or ()))
+                      modules=tuple(tenant.get(modules.SETTING) or ()))
 
 
 def _config(principal: Principal, thread_id: str) -> RunnableConfig:
@@ -171,9 +172,6 @@ def run_ids(principal: Principal, thread_id: str, run_id: str) -> Iterator[None]
         yield
 
 
-THREAD_ID = re.compile(r"[A-Za-z0-9_.-]{1,128}")
-
-
 def thread_state(principal: Principal, thread_id: str) -> tuple[tuple[Interrupt, ...],
                                                                   RunState | None]:
     """The interrupts a thread is paused on (empty when it is not) and its state (None for
@@ -217,8 +215,8 @@ def stream_run(principal: Principal, message: str, *, thread_id: str | None = No
     """
     if not message or not message.strip():
         raise BadInput("message: must not be empty")
-    if thread_id is not None and not THREAD_ID.fullmatch(thread_id):
-        raise BadInput("thread_id: 1 to 128 letters, digits, '_', '.' or '-'")
+    if thread_id is not None:
+        checked_thread_id(thread_id)
     if model is not None:
         from opsgraph.models.spec import parse_model_spec
 
