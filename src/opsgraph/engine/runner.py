@@ -19,6 +19,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command, Interrupt
 
+from opsgraph.approvals.resume import ResumeValue
 from opsgraph.engine.cancel import CANCELLED_WORDS, RunCancelled
 from opsgraph.engine.context import RunContext
 from opsgraph.engine.events import Event
@@ -245,7 +246,7 @@ def stream_run(principal: Principal, message: str, *, thread_id: str | None = No
                           record)
 
 
-def stream_resume(principal: Principal, thread_id: str, decisions: dict[str, Any], *,
+def stream_resume(principal: Principal, thread_id: str, decisions: dict[str, ResumeValue], *,
                   model: str | None = None,
                   before_finish: BeforeFinish | None = None) -> Iterator[Event]:
     """Resume a paused thread with decisions keyed by change id.
@@ -275,7 +276,8 @@ def stream_resume(principal: Principal, thread_id: str, decisions: dict[str, Any
                 ctx.seconds_budget = seconds_budget(started, load_version(ctx, started.version))
         by_change = {i.value.get("change_id"): i.id for i in interrupts
                      if isinstance(i.value, dict)}
-        resume = {by_change[cid]: value for cid, value in decisions.items() if cid in by_change}
+        resume = {by_change[cid]: value.model_dump() for cid, value in decisions.items()
+                  if cid in by_change}
         if not resume:
             raise NotWaiting(f"thread {thread_id} is not waiting for "
                              f"{', '.join(decisions)}: its run was already resumed",
