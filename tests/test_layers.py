@@ -7,6 +7,19 @@ hide a cycle. (Function-level imports stay welcome for cold-start laziness, in a
 and the CLI for instance, but they must point downward too.) A part is a subpackage
 (`opsgraph.engine`) or a top-level module (`opsgraph.gates`); the CLI's two modules are one
 part.
+
+The function-level-import rule. An import inside a function is allowed only
+- in an entry module (ENTRY_MODULES: the CLI, the Lambda handlers, api/app.py), or
+- for a named heavy package, for cold start, with the marker on the import's own line or on
+  the line just above it, exactly
+
+      # heavy: PACKAGE (cold start)
+
+  e.g. `# heavy: langchain_aws (cold start)`, where PACKAGE is the top-level package that is
+  slow to import (the import itself may name a module that pulls it in), or
+- to break a named cycle, with the marker `# cycle: MODULE` naming the module on the other
+  side of the cycle.
+Every other import stands at the top of its module.
 """
 
 from __future__ import annotations
@@ -21,7 +34,7 @@ PACKAGE = "opsgraph"
 
 # Lowest first. A part may import its own modules and parts of lower layers only.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    (PACKAGE, "errors", "status_words"),
+    (PACKAGE, "errors", "status_words", "cycles"),
     ("secrets",),  # read by settings when a deployment names its secrets by ARN
     ("settings", "faults"),
     ("telemetry",),  # logs, metrics, traces: read settings, used from the store up

@@ -15,6 +15,7 @@
     ├── TooManyRequests   429     a limit on runs in flight or the daily model-call budget;
     │                             `retry_after_s` says when to try again
     ├── RunAborted        500     a run stopped at a cap or on a fault; never for bad input
+    ├── StepFailed        500     a step of a tenant's harness version failed (it falls back)
     └── ConfigurationError 500    an environment variable holds a value opsgraph cannot use
 
 A model's bad tool call is not an exception at all: the tool answers it with a message the
@@ -126,6 +127,14 @@ class RunAborted(OpsgraphError):
 
     status = 500
     code = "run_aborted"
+
+
+class StepFailed(OpsgraphError):
+    """A step of a tenant's harness version failed at run time (the run falls back to the
+    built-in harness)."""
+
+    status = 500
+    code = "step_failed"
 
 
 class ConfigurationError(OpsgraphError):

@@ -339,14 +339,13 @@ def test_mixed_concurrent_decisions_have_one_winner_and_one_apply_at_most(
 
 def test_the_decider_resumes_the_run_once(scope: TenantScope, propose_op: ProposeOp,
                                           manager: Principal, jane: str) -> None:
-    from opsgraph.approvals import claim_resume, mark_resumed
+    from opsgraph.approvals import ResumeValue, claim_resume, mark_resumed
 
     cid = propose_op("members.update", {"member": jane,
                                         "changes": {"notes": "VIP"}}).change_id
     out = decide(scope, cid, "approve", manager, now=LATER)
     assert out.must_resume
-    assert out.resume_value() == {"change_id": cid, "outcome": "applied",
-                                  "result": out.result, "feedback": None, "error": None}
+    assert out.resume_value() == ResumeValue(change_id=cid, outcome="applied", result=out.result)
     wins, errors = race(10, lambda _i: claim_resume(scope, cid, now=LATER))
     assert errors == [] and wins.count(True) == 1
     mark_resumed(scope, cid, now=LATER)

@@ -26,7 +26,7 @@ def test_reject_closes_the_change_and_the_caller_resumes(scope: TenantScope, pro
     stored = get_change(scope, change.change_id)
     assert stored.status == "rejected"
     assert stored.decided_by == "mgr-ada" and stored.decided_at == LATER
-    assert out.resume_value()["outcome"] == "rejected"
+    assert out.resume_value().outcome == "rejected"
 
 
 def test_revise_supersedes_and_hands_the_feedback_back(scope: TenantScope, propose: Propose,

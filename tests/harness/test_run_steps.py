@@ -11,7 +11,7 @@ from opsgraph.engine.runner import stream_run
 from opsgraph.engine.synthesise import NOTHING_FOUND
 from opsgraph.harness.spec import HarnessDoc
 from opsgraph.store.scope import TenantScope
-from tests.engine.helpers import finished, of, person
+from tests.engine.helpers import finished, of, person, statuses
 from tests.engine.test_supervisor import call, task
 
 pytestmark = pytest.mark.usefixtures("demo_db")
@@ -172,6 +172,34 @@ def test_an_agent_step_runs_one_registry_agent(script: Any) -> None:
     assert [s["id"] for s in answer(events)["sources"]] == [EMILY]
     assert of(events, "task_started") == [{"task_id": "ask", "agent": "members.lookup"}]
     assert steps_ran(events) == ["ask"] and not of(events, "plan")
+
+
+def test_an_agent_step_at_its_round_cap_is_a_failed_task_that_says_so(script: Any) -> None:
+    # the same runner as a plan's sub-task (test_supervisor's round cap): the run answers
+    doc = harness(step("ask", "agent", agent="members.lookup", instruction="Find {{message}}"))
+    model = script({"turns": {"ask": [call("members_get", member="Nobody Atall")] * 5},
+                    "synthesis": "unused"})
+    events = run(doc, "Nobody Atall", model)
+    [error] = of(events, "error")
+    assert error["cap"] == "tool_rounds" and error["task_id"] == "ask"
+    assert statuses(events) == {"ask": "failed"}
+    assert "Could not complete" in answer(events)["text"]
+    assert finished(events)["status"] == "completed_with_errors"
+
+
+def test_a_fault_in_an_agent_step_is_a_failed_task_with_an_error_event(
+        script: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*_: Any, **__: Any) -> Any:
+        raise KeyError("a bug in the agent's code")
+
+    monkeypatch.setattr("opsgraph.engine.task_run.run_agent", broken)
+    doc = harness(step("ask", "agent", agent="members.lookup"))
+    events = run(doc, "Emily Chen", script({"synthesis": "unused"}))
+    [error] = of(events, "error")
+    assert error == {"code": "task_failed", "task_id": "ask",
+                     "message": "members.lookup stopped: an internal error (KeyError)"}
+    assert statuses(events) == {"ask": "failed"}
+    assert finished(events)["status"] == "completed_with_errors"
 
 
 def test_clarify_offers_options_and_stop_ends_quietly() -> None:

@@ -55,7 +55,8 @@ def _start(principal: Principal, body: RunAgentInput) -> Any:
     from opsgraph.api.agent_protocol.bodies import ThreadCreate
     from opsgraph.api.agent_protocol.runs import start_events
     from opsgraph.api.agent_protocol.threads import create_thread
-    from opsgraph.api.threads import checked_thread_id, readable
+    from opsgraph.api.threads import readable
+    from opsgraph.engine.thread_ids import checked_thread_id
 
     checked_thread_id(body.thread_id, "threadId")
     create_thread(principal, ThreadCreate(thread_id=body.thread_id, if_exists="do_nothing"))

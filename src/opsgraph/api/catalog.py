@@ -9,10 +9,11 @@ from opsgraph.models.factory import tier_spec
 from opsgraph.models.names import model_words
 from opsgraph.models.spec import shown
 from opsgraph.principal import Principal, parse_plan
+from opsgraph.registry.spec import AgentSpec
 from opsgraph.store.scope import TenantScope
 
 
-def agent_row(agent: Any) -> dict[str, Any]:
+def agent_row(agent: AgentSpec) -> dict[str, Any]:
     """One agent as clients see it (docs/reference.md)."""
     return {"name": agent.name, "domain": agent.domain, "kind": agent.kind,
             "operations": list(agent.operations), "read_only": agent.read_only,

@@ -24,6 +24,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from opsgraph.api.db import db
 from opsgraph.api.principals import caller, require_roles
 from opsgraph.errors import NotFound, Unprocessable
 from opsgraph.principal import Channel, Principal, Role, parse_role
@@ -50,10 +51,10 @@ def is_local(request: Request) -> bool:
 
 def demo_users() -> list[dict[str, str]]:
     """The people of the default tenant the local sign-in offers (those it has)."""
-    db, tenant = _db(), get_settings().default_tenant
+    store, tenant = db(), get_settings().default_tenant
     users = []
     for user_id, collection, role in DEMO_USERS:
-        found = db[collection].find_one({"_id": user_id, "tenant_id": tenant}, {"name": 1})
+        found = store[collection].find_one({"_id": user_id, "tenant_id": tenant}, {"name": 1})
         if found is not None:
             users.append({"user_id": user_id, "name": str(found["name"]), "role": role})
     return users
@@ -82,7 +83,7 @@ def _sign_in(user_id: str, role: str) -> str:
     from opsgraph.store.scope import TenantScope
 
     tenant = get_settings().default_tenant
-    TenantScope(_db(), tenant).require_tenant()
+    TenantScope(db(), tenant).require_tenant()
     known = {u["user_id"] for u in demo_users()}
     if user_id not in known:
         message = f"user_id: not one of the demo users ({', '.join(sorted(known)) or 'none'})"
@@ -90,12 +91,6 @@ def _sign_in(user_id: str, role: str) -> str:
     principal = Principal(tenant_id=tenant, user_id=user_id,
                           roles=frozenset({parse_role(role)}), channel=Channel.DASHBOARD)
     return issue_token(principal)
-
-
-def _db() -> Any:
-    from opsgraph.store.client import get_db
-
-    return get_db()
 
 
 async def local_sign_in(request: Request) -> Response:
@@ -115,7 +110,7 @@ def read_tenant_settings(tenant_id: str) -> dict[str, Any]:
     from opsgraph.approvals.duties import SETTING, covered_operations
     from opsgraph.operations.currency import currency_code
 
-    doc = _db()["tenants"].find_one({"_id": tenant_id}, {
+    doc = db()["tenants"].find_one({"_id": tenant_id}, {
         "capability_mode": 1, "off_topic_reply": 1, "modules": 1,
         "harness_agent_may_force": 1, SETTING: 1, "currency": 1}) or {}
     return {"capability_mode": str(doc.get("capability_mode") or DEFAULT_CAPABILITY_MODE),
@@ -157,7 +152,7 @@ def set_tenant_settings(principal: Principal, capability_mode: str,
         changes[SETTING] = check_operations(duties)
     if currency is not None:  # absent: unchanged
         changes["currency"] = currency.upper()
-    _db()["tenants"].update_one({"_id": principal.tenant_id}, {"$set": {
+    db()["tenants"].update_one({"_id": principal.tenant_id}, {"$set": {
         **changes, "settings_updated_at": datetime.now(UTC),
         "settings_updated_by": principal.user_id}})
     return read_tenant_settings(principal.tenant_id)

@@ -11,22 +11,15 @@ before anything is written; every change bumps the tenant's knowledge version.
 
 from __future__ import annotations
 
-from typing import Any
-
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from opsgraph.api.db import db
 from opsgraph.api.principals import caller, require_roles
 from opsgraph.principal import Principal, Role
 
 ACTION = "managing the knowledge base"
-
-
-def _db() -> Any:
-    from opsgraph.store.client import get_db
-
-    return get_db()
 
 
 async def _admin(request: Request) -> Principal:
@@ -39,7 +32,7 @@ async def list_documents(request: Request) -> Response:
     from opsgraph.knowledge import admin
 
     principal = await _admin(request)
-    return JSONResponse(await run_in_threadpool(admin.list_documents, _db(),
+    return JSONResponse(await run_in_threadpool(admin.list_documents, db(),
                                                 principal.tenant_id))
 
 
@@ -51,7 +44,7 @@ async def put_document(request: Request) -> Response:
     principal = await _admin(request)
     body = parse_body(await request.body(), KnowledgeDocumentRequest)
     result = await run_in_threadpool(
-        lambda: admin.put_document(_db(), principal.tenant_id, request.path_params["slug"],
+        lambda: admin.put_document(db(), principal.tenant_id, request.path_params["slug"],
                                    body.body, kind=body.kind, title=body.title))
     return JSONResponse(result)
 
@@ -60,6 +53,6 @@ async def delete_document(request: Request) -> Response:
     from opsgraph.knowledge import admin
 
     principal = await _admin(request)
-    return JSONResponse(await run_in_threadpool(admin.remove_document, _db(),
+    return JSONResponse(await run_in_threadpool(admin.remove_document, db(),
                                                 principal.tenant_id,
                                                 request.path_params["slug"]))

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
+from opsgraph.api.db import db
 from opsgraph.api.mcp_admin_tenant import (
     CatalogueKeyArg,
     CataloguePutArgs,
@@ -114,12 +115,6 @@ def _scope(principal: Principal) -> TenantScope:
     return TenantScope.of(principal)
 
 
-def _db() -> Any:
-    from opsgraph.store.client import get_db
-
-    return get_db()
-
-
 def harness_schema(principal: Principal, args: NoArgs) -> dict[str, Any]:
     from opsgraph.harness.spec import HarnessDoc
 
@@ -197,20 +192,20 @@ def answer_log(principal: Principal, args: AnswerLogArgs) -> dict[str, Any]:
 def documents_list(principal: Principal, args: NoArgs) -> dict[str, Any]:
     from opsgraph.knowledge import admin
 
-    return admin.list_documents(_db(), principal.tenant_id)
+    return admin.list_documents(db(), principal.tenant_id)
 
 
 def documents_add(principal: Principal, args: DocumentAddArgs) -> dict[str, Any]:
     from opsgraph.knowledge import admin
 
-    return admin.put_document(_db(), principal.tenant_id, args.slug, args.body,
+    return admin.put_document(db(), principal.tenant_id, args.slug, args.body,
                               kind=args.kind, title=args.title)
 
 
 def documents_remove(principal: Principal, args: SlugArg) -> dict[str, Any]:
     from opsgraph.knowledge import admin
 
-    return admin.remove_document(_db(), principal.tenant_id, args.slug)
+    return admin.remove_document(db(), principal.tenant_id, args.slug)
 
 
 def models_get(principal: Principal, args: NoArgs) -> dict[str, Any]:

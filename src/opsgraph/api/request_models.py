@@ -13,8 +13,8 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, RootModel, fi
 
 from opsgraph.api.limits import MAX_MESSAGE_CHARS, check_message
 from opsgraph.approvals.decisions import Decision
+from opsgraph.engine.thread_ids import THREAD_ID_PATTERN
 
-THREAD_ID_PATTERN = r"^[A-Za-z0-9_.-]{1,128}$"
 AGENT_NAME_PATTERN = r"^[a-z0-9_]+\.[a-z0-9_]+$"
 MAX_FEEDBACK_CHARS = 2_000
 MAX_SPEC_CHARS = 300

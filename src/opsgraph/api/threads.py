@@ -26,7 +26,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from opsgraph.api.principals import caller
-from opsgraph.errors import BadInput, Forbidden, NotFound
+from opsgraph.engine.thread_ids import checked_thread_id
+from opsgraph.errors import Forbidden, NotFound
 from opsgraph.principal import Principal
 from opsgraph.status_words import run_label, task_label
 from opsgraph.store.scope import Document, TenantScope
@@ -34,15 +35,6 @@ from opsgraph.store.scope import Document, TenantScope
 POLL_S = 0.2
 MAX_FOLLOW_S = 600.0
 PING_S = 15
-
-
-def checked_thread_id(thread_id: str, field: str = "thread_id") -> str:
-    """`thread_id` when it is one (`engine.runner.THREAD_ID`), else 400 naming `field`."""
-    from opsgraph.engine.runner import THREAD_ID
-
-    if not THREAD_ID.fullmatch(thread_id):
-        raise BadInput(f"{field}: 1 to 128 letters, digits, '_', '.' or '-'", field=field)
-    return thread_id
 
 
 def path_thread_id(request: Request) -> str:

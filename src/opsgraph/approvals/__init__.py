@@ -30,7 +30,7 @@ from opsgraph.approvals.pending import (
     list_changes,
     record_pending,
 )
-from opsgraph.approvals.resume import claim_resume, mark_resumed
+from opsgraph.approvals.resume import ResumeValue, claim_resume, mark_resumed
 from opsgraph.audit import history, record_transition
 
 __all__ = [
@@ -43,6 +43,7 @@ __all__ = [
     "Outcome",
     "PendingChange",
     "ProposingRun",
+    "ResumeValue",
     "RunGone",
     "Status",
     "apply_change",

@@ -32,7 +32,7 @@ from opsgraph.approvals.duties import check_own_change
 from opsgraph.approvals.edits import Edit, operation_of, validate_edit
 from opsgraph.approvals.expiry import expire_change
 from opsgraph.approvals.pending import COLLECTION, PendingChange, get_change, lease_end, utcnow
-from opsgraph.approvals.resume import claim_resume, mark_resumed
+from opsgraph.approvals.resume import Outcome, ResumeValue, claim_resume, mark_resumed
 from opsgraph.audit import record_transition
 from opsgraph.errors import BadInput, Conflict, Forbidden, Gone, OpsgraphError
 from opsgraph.faults import crash_point
@@ -41,11 +41,10 @@ from opsgraph.operations.invoke import check, validate_args
 from opsgraph.principal import Principal
 from opsgraph.store.scope import Document, TenantScope
 
-__all__ = ["Decided", "Decision", "Orphaned", "Outcome", "apply_change", "claim_resume",
-           "decide", "mark_resumed"]
+__all__ = ["Decided", "Decision", "Orphaned", "Outcome", "ResumeValue", "apply_change",
+           "claim_resume", "decide", "mark_resumed"]
 
 Decision = Literal["approve", "edit", "revise", "reject"]
-Outcome = Literal["applied", "failed", "rejected", "revise", "expired"]
 DECISIONS: tuple[str, ...] = get_args(Decision)
 _APPLYING = ("approve", "edit")  # the decisions that move a change to executing
 _OUTCOMES: dict[str, Outcome] = {
@@ -97,16 +96,16 @@ class Decided:
         takes `claim_resume`, resumes the run with `resume_value()`, then `mark_resumed`."""
         return self.change.resumed_at is None
 
-    def resume_value(self) -> dict[str, Any]:
-        """What the paused run receives for this change when it resumes."""
+    def resume_value(self, decided_by: str | None = None, decided_by_name: str | None = None,
+                     edited: bool = False) -> ResumeValue:
+        """What the paused run receives for this change when it resumes (`decided_by`:
+        who decided, when the decider resumes it)."""
         error = self.change.error
-        return {
-            "change_id": self.change.change_id,
-            "outcome": self.outcome,
-            "result": self.result,
-            "feedback": self.feedback,
-            "error": error.get("message") if error else None,
-        }
+        return ResumeValue(change_id=self.change.change_id, outcome=self.outcome,
+                           result=self.result, feedback=self.feedback,
+                           error=error.get("message") if error else None,
+                           decided_by=decided_by, decided_by_name=decided_by_name,
+                           edited=edited)
 
 
 def decide(scope: TenantScope, change_id: str, decision: str, decider: Principal,

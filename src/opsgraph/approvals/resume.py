@@ -10,10 +10,35 @@ matter for good.
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
 
 from opsgraph.approvals.pending import COLLECTION, DECIDED, get_change, lease_end, utcnow
 from opsgraph.errors import Conflict
 from opsgraph.store.scope import TenantScope
+
+Outcome = Literal["applied", "failed", "rejected", "revise", "expired"]
+"""How a change ended, as the run waiting on it is told (`superseded` is `revise`)."""
+
+
+class ResumeValue(BaseModel):
+    """The decision handed to the run paused on a change when it resumes, one for each
+    way it comes: a decision (`Decided.resume_value`, with the decider), an expiry the
+    decider met, the expiry job. It travels through the graph's checkpoint as plain data
+    (`model_dump`), and the paused proposal reads it back (`ResumeValue.model_validate`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    change_id: str
+    outcome: Outcome
+    result: dict[str, Any] | None = None
+    feedback: str | None = None
+    error: str | None = None
+    """What stopped a change that `failed` to apply."""
+    decided_by: str | None = None
+    decided_by_name: str | None = None
+    edited: bool = False
 
 
 def claim_resume(scope: TenantScope, change_id: str, now: datetime | None = None) -> bool:

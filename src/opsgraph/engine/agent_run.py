@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.types import interrupt
 
+from opsgraph.approvals.resume import ResumeValue
 from opsgraph.engine import model_calls
 from opsgraph.engine.context import RunContext
 from opsgraph.engine.context_budget import result_chars
@@ -56,25 +57,23 @@ def task_brief(ctx: RunContext, task: PlannedTask, dep_results: dict[str, TaskRe
     return "\n".join(lines)
 
 
-def decision_message(decision: Any) -> tuple[bool, str]:
+def decision_message(decision: ResumeValue) -> tuple[bool, str]:
     """What the agent is told after a person decided its proposal."""
-    if not isinstance(decision, dict):
-        return False, f"Unexpected decision {decision!r}; nothing was applied."
-    outcome = decision.get("outcome")
-    who = decision.get("decided_by_name") or decision.get("decided_by", "a manager")
+    outcome = decision.outcome
+    who = decision.decided_by_name or decision.decided_by or "a manager"
     if outcome == "applied":
-        edited = " with edits" if decision.get("edited") else ""
+        edited = " with edits" if decision.edited else ""
         return True, (f"Approved{edited} by {who} and applied. Result: "
-                      + json.dumps(decision.get("result"), default=str))
+                      + json.dumps(decision.result, default=str))
     if outcome == "revise":
-        return False, (f"{who} asked for a revision: {decision.get('feedback') or '(no text)'}. "
+        return False, (f"{who} asked for a revision: {decision.feedback or '(no text)'}. "
                        "Propose a revised change with the same tool.")
     if outcome == "rejected":
-        why = decision.get("feedback")
+        why = decision.feedback
         return False, f"Rejected by {who}" + (f": {why}" if why else "") + ". Nothing changed."
     if outcome == "expired":
         return False, "The proposal expired before anyone decided. Nothing changed."
-    return False, f"The change failed to apply: {decision.get('error') or outcome}."
+    return False, f"The change failed to apply: {decision.error or outcome}."
 
 
 def proposal_handler(ctx: RunContext, agent: str, task_id: str,
@@ -98,15 +97,14 @@ def proposal_handler(ctx: RunContext, agent: str, task_id: str,
         crash_point("after_propose")
         decision = interrupt({"change_id": change.change_id, "task_id": task_id,
                               "card": change.card()})
-        applied, message = decision_message(decision)
-        told = decision if isinstance(decision, dict) else {}
+        told = ResumeValue.model_validate(decision)
+        applied, message = decision_message(told)
         outcome = {"change_id": change.change_id, "operation": change.operation,
-                   "summary": change.summary, "outcome": told.get("outcome", "unknown"),
-                   "decided_by": told.get("decided_by"),
-                   "decided_by_name": told.get("decided_by_name"), "feedback": told.get("feedback"),
-                   "error": told.get("error")}
-        outcome["status_label"] = change_label(OUTCOME_STATUS.get(outcome["outcome"],
-                                                                  outcome["outcome"]))
+                   "summary": change.summary, "outcome": told.outcome,
+                   "decided_by": told.decided_by, "decided_by_name": told.decided_by_name,
+                   "feedback": told.feedback, "error": told.error,
+                   "status_label": change_label(OUTCOME_STATUS.get(told.outcome,
+                                                                   told.outcome))}
         return Decided(applied, message, {k: v for k, v in outcome.items() if v is not None})
 
     return on_proposal

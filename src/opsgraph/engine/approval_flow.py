@@ -22,6 +22,7 @@ from opsgraph.approvals import (
     Decided,
     Orphaned,
     PendingChange,
+    ResumeValue,
     claim_resume,
     decide,
     get_change,
@@ -144,7 +145,7 @@ def _watched(events: Iterator[Event], scope: TenantScope, change_id: str,
 
 
 def _drain(principal: Principal, scope: TenantScope, change_id: str, thread_id: str,
-           value: dict[str, Any], model: str | None) -> list[ResumeFailure]:
+           value: ResumeValue, model: str | None) -> list[ResumeFailure]:
     """Drive one waiting run to its end; its failure, if it failed."""
     failures: list[ResumeFailure] = []
     try:
@@ -181,7 +182,7 @@ def _claim(principal: Principal, scope: TenantScope, change_id: str,
 
 
 def resume_change(principal: Principal, scope: TenantScope, change_id: str,
-                  value: dict[str, Any], model: str | None = None) -> Iterator[Event]:
+                  value: ResumeValue, model: str | None = None) -> Iterator[Event]:
     """Resume every run waiting on a decided change, if this caller wins the resume claim.
 
     The newest run's events stream; the other runs are driven to their end before its
@@ -211,7 +212,7 @@ def already_decided(scope: TenantScope, change: PendingChange) -> Conflict:
 
 
 def notify_runs(principal: Principal, scope: TenantScope, change_id: str,
-                value: dict[str, Any], wait_s: float = 60.0) -> list[ResumeFailure]:
+                value: ResumeValue, wait_s: float = 60.0) -> list[ResumeFailure]:
     """Resume every run waiting on a decided change with no one to stream to (an expired
     change's runs learn it); the runs that failed. Conflict if another caller resumes them
     (or, after `wait_s`, a run is still in flight on one of its threads)."""
@@ -268,8 +269,8 @@ def decide_and_resume(principal: Principal, change_id: str, decision: str, *,
             raise
         raise already_decided(scope, change) from conflict
     except Gone as gone:
-        value: dict[str, Any] = {"change_id": change_id, "outcome": "expired",
-                                 "decided_by": principal.user_id}
+        value = ResumeValue(change_id=change_id, outcome="expired",
+                            decided_by=principal.user_id)
         try:
             failures = notify_runs(principal, scope, change_id, value)
         except Conflict:  # someone else tells the runs, or none waits
@@ -278,9 +279,9 @@ def decide_and_resume(principal: Principal, change_id: str, decision: str, *,
             raise Gone(gone.message, **gone.detail,
                        run_errors=[f.for_client() for f in failures]) from gone
         raise
-    value = {**decided.resume_value(), "decided_by": principal.user_id,
-             "decided_by_name": display_name(scope, principal.user_id),
-             "edited": decision == "edit"}
+    value = decided.resume_value(decided_by=principal.user_id,
+                                 decided_by_name=display_name(scope, principal.user_id),
+                                 edited=decision == "edit")
     crash_point("after_settle")
     if decided.change.origin != "run":  # no run waits: its thread's log hears the outcome
         if not claim_resume(scope, change_id):

@@ -18,12 +18,9 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, TypeVar, cast
+from typing import Protocol, TypeVar, cast
 
 from opsgraph.errors import RunAborted
-
-if TYPE_CHECKING:
-    from opsgraph.engine.context import RunContext
 
 T = TypeVar("T")
 _END = object()
@@ -43,12 +40,20 @@ class SecondsBudget:
     seconds: int
 
 
-def seconds_used(ctx: RunContext) -> float:
+class Clock(Protocol):
+    """What the budget reads of a run (`engine.context.RunContext` is one)."""
+
+    spent_s: float
+    started_at: datetime
+    seconds_budget: SecondsBudget | None
+
+
+def seconds_used(ctx: Clock) -> float:
     """Active seconds of the message so far: its earlier runs and this one."""
     return ctx.spent_s + (datetime.now(UTC) - ctx.started_at).total_seconds()
 
 
-def _left(ctx: RunContext, where: str) -> float | None:
+def _left(ctx: Clock, where: str) -> float | None:
     """Seconds left for a call (None: no deadline); `BudgetExceeded` when none are."""
     budget = ctx.seconds_budget
     if budget is None:
@@ -73,7 +78,7 @@ def _on_thread(work: Callable[[], None], where: str) -> None:
                      name=f"model call {where}").start()
 
 
-def call_within_budget(ctx: RunContext, where: str, call: Callable[[], T]) -> T:
+def call_within_budget(ctx: Clock, where: str, call: Callable[[], T]) -> T:
     """`call()`, bounded by what is left of the run's budget of seconds."""
     left = _left(ctx, where)
     if left is None:
@@ -94,7 +99,7 @@ def call_within_budget(ctx: RunContext, where: str, call: Callable[[], T]) -> T:
         raise _over(ctx.seconds_budget, where) from None
 
 
-def stream_within_budget(ctx: RunContext, where: str,
+def stream_within_budget(ctx: Clock, where: str,
                          stream: Callable[[], Iterator[T]]) -> Iterator[T]:
     """The items of `stream()`, each bounded by what is left of the budget of seconds."""
     if _left(ctx, where) is None:

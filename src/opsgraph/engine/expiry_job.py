@@ -12,7 +12,7 @@ import logging
 from datetime import UTC, datetime
 from typing import TypedDict
 
-from opsgraph.approvals import expire_due, unexpired_pending
+from opsgraph.approvals import ResumeValue, expire_due, unexpired_pending
 from opsgraph.approvals.expiry import SWEEP_ACTOR, expired_unresumed
 from opsgraph.approvals.pending import PendingChange
 from opsgraph.engine.approval_flow import close_if_orphaned, notify_runs
@@ -59,7 +59,8 @@ def expire_and_notify() -> ExpiryReport:
     report = ExpiryReport(expired=expire_due(db), orphaned=0, resumed=0, resume_failed=0)
     for doc in expired_unresumed(db):
         system = _system(doc["tenant_id"])
-        value = {"change_id": doc["_id"], "outcome": "expired", "decided_by": "the expiry job"}
+        value = ResumeValue(change_id=doc["_id"], outcome="expired",
+                            decided_by="the expiry job")
         try:
             failures = notify_runs(system, TenantScope.of(system), doc["_id"], value,
                                    wait_s=0)

@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from opsgraph.cycles import find_cycle
 from opsgraph.principal import DOMAINS, VERBS, WRITE_VERBS
 
 MAX_TASKS = 8
@@ -125,41 +126,13 @@ def number_tasks(draft: PlanDraft) -> TaskPlan:
                 deps.append(ids[number - 1])
         tasks.append(PlannedTask(id=ids[position - 1], domain=domain, operation=verb,
                                  instruction=item.instruction.strip(), depends_on=deps))
-    while cycle := find_cycle(tasks):
+    while cycle := find_cycle({t.id: t.depends_on for t in tasks}, [t.id for t in tasks]):
         later, earlier = cycle[-2], cycle[-1]
         task = next(t for t in tasks if t.id == later)
         task.depends_on.remove(earlier)
         notes.append(f"{later}: dropped dependency {earlier!r} (it closed a cycle "
                      + " -> ".join(cycle) + ")")
     return TaskPlan(tasks=tasks, notes=notes)
-
-
-def find_cycle(tasks: list[PlannedTask]) -> list[str]:
-    """A dependency cycle as a list of ids (first id repeated at the end), or []."""
-    deps = {t.id: t.depends_on for t in tasks}
-    state: dict[str, int] = {}  # 1 = on stack, 2 = done
-    stack: list[str] = []
-
-    def visit(node: str) -> list[str]:
-        state[node] = 1
-        stack.append(node)
-        for nxt in deps.get(node, []):
-            if state.get(nxt) == 1:
-                return [*stack[stack.index(nxt):], nxt]
-            if state.get(nxt) is None:
-                found = visit(nxt)
-                if found:
-                    return found
-        stack.pop()
-        state[node] = 2
-        return []
-
-    for node in deps:
-        if state.get(node) is None:
-            found = visit(node)
-            if found:
-                return found
-    return []
 
 
 def plan_problems(plan: TaskPlan, served: set[tuple[str, str]] | None = None) -> list[str]:

@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from opsgraph.approvals import PendingChange, mark_resumed
-from opsgraph.engine.events import Event, EventIds
-from opsgraph.engine.thread_log import ThreadLog
+from opsgraph.engine.events import Event
+from opsgraph.engine.thread_log import EventIds, ThreadLog
 from opsgraph.principal import Principal
 from opsgraph.status_words import change_label, run_label
 from opsgraph.store.people import display_name

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import re
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, cast
@@ -21,16 +20,19 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END
 from langgraph.types import Command, Interrupt
 
+from opsgraph.approvals.resume import ResumeValue
 from opsgraph.engine.cancel import CANCELLED_WORDS, RunCancelled
 from opsgraph.engine.context import RunContext
-from opsgraph.engine.events import Event, EventIds
+from opsgraph.engine.events import Event
 from opsgraph.engine.memory import Turn, as_turns
 from opsgraph.engine.run_outcome import RunTally, report_run
 from opsgraph.engine.state import RunState, new_message_state
 from opsgraph.engine.stream_pump import Pumped
-from opsgraph.engine.thread_log import RunRecord, ThreadLog, spent_before
+from opsgraph.engine.thread_ids import checked_thread_id
+from opsgraph.engine.thread_log import EventIds, RunRecord, ThreadLog, spent_before
 from opsgraph.engine.threads import LeasedSaver, thread_lease
 from opsgraph.errors import BadInput, Conflict, NotFound, OpsgraphError
+from opsgraph.harness import modules
 from opsgraph.harness.spec import HarnessDoc
 from opsgraph.principal import Principal, parse_plan
 from opsgraph.status_words import change_label, run_label
@@ -69,7 +71,7 @@ def make_context(principal: Principal, thread_id: str, run_model: str | None,
                       tenant_view={"name": str(tenant.get("name") or scope.tenant_id),
                                    "timezone": str(tenant.get("timezone") or "UTC")},
                       off_topic_reply=str(tenant.get("off_topic_reply") or ""),
-                      modules=tuple(tenant.get("modules") or ()))
+                      modules=tuple(tenant.get(modules.SETTING) or ()))
 
 
 def _config(principal: Principal, thread_id: str) -> RunnableConfig:
@@ -196,9 +198,6 @@ def run_ids(principal: Principal, thread_id: str, run_id: str) -> Iterator[None]
         yield
 
 
-THREAD_ID = re.compile(r"[A-Za-z0-9_.-]{1,128}")
-
-
 def thread_state(principal: Principal, thread_id: str) -> tuple[tuple[Interrupt, ...],
                                                                   RunState | None]:
     """The interrupts a thread is paused on (empty when it is not) and its state (None for
@@ -242,8 +241,8 @@ def stream_run(principal: Principal, message: str, *, thread_id: str | None = No
     """
     if not message or not message.strip():
         raise BadInput("message: must not be empty")
-    if thread_id is not None and not THREAD_ID.fullmatch(thread_id):
-        raise BadInput("thread_id: 1 to 128 letters, digits, '_', '.' or '-'")
+    if thread_id is not None:
+        checked_thread_id(thread_id)
     if model is not None:
         from opsgraph.models.spec import parse_model_spec
 
@@ -273,7 +272,7 @@ def stream_run(principal: Principal, message: str, *, thread_id: str | None = No
                           record)
 
 
-def stream_resume(principal: Principal, thread_id: str, decisions: dict[str, Any], *,
+def stream_resume(principal: Principal, thread_id: str, decisions: dict[str, ResumeValue], *,
                   model: str | None = None,
                   before_finish: BeforeFinish | None = None) -> Iterator[Event]:
     """Resume a paused thread with decisions keyed by change id.
@@ -297,12 +296,14 @@ def stream_resume(principal: Principal, thread_id: str, decisions: dict[str, Any
         if started is not None:  # the version it started with, however many came since
             ctx.spent_calls, ctx.spent_s = spent_before(scope, started.run_key)
             if started.version and started.fallback is None:  # its calls' deadline
-                from opsgraph.engine.harness_node import load_version, seconds_budget
+                from opsgraph.engine.harness_budget import seconds_budget
+                from opsgraph.engine.harness_node import load_version
 
                 ctx.seconds_budget = seconds_budget(started, load_version(ctx, started.version))
         by_change = {i.value.get("change_id"): i.id for i in interrupts
                      if isinstance(i.value, dict)}
-        resume = {by_change[cid]: value for cid, value in decisions.items() if cid in by_change}
+        resume = {by_change[cid]: value.model_dump() for cid, value in decisions.items()
+                  if cid in by_change}
         if not resume:
             raise NotWaiting(f"thread {thread_id} is not waiting for "
                              f"{', '.join(decisions)}: its run was already resumed",

@@ -2,11 +2,11 @@
 done.
 
 The status lines (a change applied, rejected or expired; a task refused, failed or that
-proposed nothing) are written by code from each task's actual calls, so the answer cannot
-claim an action nobody took. The model is asked only about what the query tasks read, and
-only when they read something; a sentence of its text that claims an action with no applied
-change behind it is dropped before it is streamed. Sources are assembled by code from what
-the agents read.
+proposed nothing) are written by code from each task's actual calls (`engine.answer_text`),
+so the answer cannot claim an action nobody took. The model is asked only about what the
+query tasks read, and only when they read something; a sentence of its text that claims an
+action with no applied change behind it is dropped before it is streamed. Sources are
+assembled by code from what the agents read.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
 from opsgraph.engine import model_calls
+from opsgraph.engine.answer_text import collect_sources, fallback_warning, status_lines
 from opsgraph.engine.context import RunContext
 from opsgraph.engine.state import DONE, Answer, RunState, TaskResult, state_update
 from opsgraph.engine.task_outcome import agent_words
@@ -47,84 +48,6 @@ NOTHING_FOUND = "I found nothing that answers this request."
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 COALESCE_S = 0.05
 """Sentences that become whole within this of the last `token` event go out together."""
-
-
-def collect_sources(results: Mapping[str, TaskResult]) -> list[dict[str, Any]]:
-    """Every record and document the agents actually read, once, in task order."""
-    seen: set[tuple[str, str]] = set()
-    sources = []
-    for result in results.values():
-        for src in result.sources:
-            key = (src["kind"], src["id"])
-            if key not in seen:
-                seen.add(key)
-                sources.append(src)
-    return sources
-
-
-def _quoted(text: str, limit: int = 90) -> str:
-    text = " ".join(text.split())
-    return "“" + (text if len(text) <= limit else text[: limit - 1] + "…") + "”"
-
-
-def _change_line(change: dict[str, Any]) -> str | None:
-    summary = change.get("summary") or change.get("operation", "the change")
-    who = change.get("decided_by_name") or change.get("decided_by") or "a manager"
-    outcome = change.get("outcome")
-    if outcome == "applied":
-        return f"Done: {summary} (approved by {who})."
-    if outcome == "rejected":
-        why = f": {change['feedback']}" if change.get("feedback") else ""
-        return f"Not done: {summary} — rejected by {who}{why}."
-    if outcome == "expired":
-        return f"Not done: {summary} — the approval request expired."
-    if outcome == "revise":
-        return None  # a revised proposal follows in a later call (`_revised_alone`)
-    if outcome == "withdrawn":
-        why = f" — {change['reason']}" if change.get("reason") else ""
-        return f"Withdrawn: {summary}{why}."
-    return f"Not done: {summary} — it failed to apply ({change.get('error') or outcome})."
-
-
-def _revised_alone(change: dict[str, Any]) -> str:
-    """A change sent back for revision that no new proposal followed."""
-    summary = change.get("summary") or change.get("operation", "the change")
-    who = change.get("decided_by_name") or change.get("decided_by") or "a manager"
-    why = f" ({change['feedback']})" if change.get("feedback") else ""
-    return (f"Not done: {summary} — {who} asked for a revision{why}, and no revised "
-            "change was proposed.")
-
-
-def status_lines(results: Mapping[str, TaskResult]) -> list[str]:
-    """What happened to every change and every task that did not complete, from the calls."""
-    lines: list[str] = []
-    for result in results.values():
-        status = result.status
-        what = _quoted(result.instruction or result.task_id)
-        changes = [call["change"] for call in result.calls if "change" in call]
-        for change in changes:
-            line = _change_line(change)
-            if line:
-                lines.append(line)
-        if changes and changes[-1].get("outcome") == "revise":
-            lines.append(_revised_alone(changes[-1]))
-        reason = result.error or ""
-        if status == "no_proposal":
-            said = agent_words(result.content)  # never its tool talk or our prompt's words
-            tail = f" — the agent said: {said}" if said else ""
-            lines.append(f"No change was proposed for {what}{tail}"
-                         + ("" if said.endswith((".", "?", "!")) else "."))
-        elif status == "denied":
-            lines.append(f"Not allowed: {what} — {reason}.")
-        elif status == "failed":
-            lines.append(f"Could not complete {what}: {reason}.")
-        elif status == "needs_input" and result.asking:
-            lines.append(str(result.asking["question"]))
-        elif status == "partial":
-            lines.append(f"Only partly done: {what} — {reason}.")
-        elif status == "skipped":
-            lines.append(f"Skipped {what}: {reason}.")
-    return lines
 
 
 def _applied(results: Mapping[str, TaskResult]) -> bool:
@@ -221,8 +144,6 @@ def synthesise(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     the state and nothing is streamed: a later step decides what the person sees. A plan
     with nothing to do (an off-topic message) is answered with the tenant's
     `off_topic_reply` when it has one."""
-    from opsgraph.engine.harness_node import answer_warning
-
     ctx = runtime.context
     ctx.step("synthesise")
     sends = state.harness is None or state.harness.sends
@@ -251,7 +172,7 @@ def synthesise(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     asked = clarifying(state)
     options = {"options": [o["label"] for o in asked["options"]]} if asked else {}
     emit({"event": "answer", "data": {**answer.model_dump(), **options,
-                                      **answer_warning(state)}})
+                                      **fallback_warning(state.harness)}})
     if not sends:
         return state_update(answer=answer, clarifying=asked)
     return state_update(answer=answer, clarifying=asked,

@@ -27,6 +27,7 @@ time spent waiting for a decision never counts.
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -170,6 +171,22 @@ class ThreadLog:
                                          "status_label": data.get("status_label"),
                                          "updated_at": at,
                                          "expires_at": at + timedelta(seconds=TTL_S)}})
+
+
+class EventIds:
+    """Makes one run's events: each is stored in the thread's log as it is made, and its
+    id is the number the log gave it."""
+
+    def __init__(self, log: ThreadLog) -> None:
+        self.run_id = "run_" + uuid.uuid4().hex[:16]
+        self.log = log
+
+    def make(self, event: str, data: dict[str, Any]) -> Event:
+        return self.log.append(self.run_id, event, data)
+
+    def make_many(self, events: list[tuple[str, dict[str, Any]]]) -> list[Event]:
+        """Several events that came together, stored in one write, in order."""
+        return self.log.append_many(self.run_id, events)
 
 
 class RunRecord:

@@ -81,6 +81,11 @@ class StepBase(Strict):
     next: str | None = Field(default=None, pattern=STEP_ID)
     """The step after this one; by default the next in the list."""
 
+    def goes_on_to(self, following: str | None) -> str | None:
+        """Where this step goes when it neither branches nor ends the run: its `next`, else
+        `following` (the step after it in the list; None: the list's end)."""
+        return self.next or following
+
 
 class GuardRule(Strict):
     patterns: list[str] = Field(min_length=1, max_length=50)
@@ -260,6 +265,12 @@ class HarnessDoc(Strict):
     budget: Budget = Field(default_factory=Budget)
     metadata: dict[str, Any] = Field(default_factory=dict)
     """Free-form: `title`, `description`, `author`, notes."""
+
+    def following(self, step_id: str) -> str | None:
+        """The id of the step after `step_id` in the list (None after the last)."""
+        ids = [s.id for s in self.steps]
+        at = ids.index(step_id)
+        return ids[at + 1] if at + 1 < len(ids) else None
 
 
 BUILTIN: dict[str, Any] = {

@@ -140,3 +140,32 @@ def render_text(text: str | list[str], env: Mapping[str, Any],
         if rendered:
             out.append(rendered)
     return "\n\n".join(out)
+
+
+def render_values(value: Any, env: Mapping[str, Any]) -> Any:
+    """Strings rendered as templates, inside lists and objects too."""
+    if isinstance(value, str):
+        return render(value, env)
+    if isinstance(value, list):
+        return [render_values(v, env) for v in value]
+    if isinstance(value, dict):
+        return {k: render_values(v, env) for k, v in value.items()}
+    return value
+
+
+def used_sources(text: str | list[str], prompts: Mapping[str, str],
+                 env: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The sources of the saved results a text reads (`{{draft.answer}}` → draft's)."""
+    parts = [text] if isinstance(text, str) else list(text)
+    sources: list[dict[str, Any]] = []
+    seen: set[tuple[str, str]] = set()
+    for part in parts:
+        ref = PROMPT_REF.match(part.strip())
+        for path in check(prompts.get(ref[1], "") if ref else part):
+            saved = env.get(path.split(".")[0])
+            for src in saved.get("sources") or [] if isinstance(saved, dict) else []:
+                key = (str(src.get("kind")), str(src.get("id")))
+                if isinstance(src, dict) and key not in seen:
+                    seen.add(key)
+                    sources.append(src)
+    return sources

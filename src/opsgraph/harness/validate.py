@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from opsgraph.cycles import find_cycle
 from opsgraph.errors import BadInput
 from opsgraph.harness import patterns, templates
 from opsgraph.harness.spec import (
@@ -87,7 +88,7 @@ def successors(step: Step, following: str | None) -> list[tuple[str, str]]:
             ("default", step.default)]
     if is_final(step):
         return []
-    target = step.next or following
+    target = step.goes_on_to(following)
     return [("next", target)] if target else []
 
 
@@ -217,11 +218,12 @@ class _Checker:
             if step.id not in reached:
                 self.add(f"steps[{n}]", f"step '{step.id}' is unreachable from the first "
                          f"step '{self.steps[0][1].id}'")
-        cycle = _cycle(edges, [s.id for _, s in self.steps])
+        cycle = find_cycle({step: [t for t in to if t in edges] for step, to in edges.items()},
+                           [s.id for _, s in self.steps])
         if cycle and not self.cycle_budget:
             first = index[cycle[0]]
             self.add(f"steps[{first}]", "a cycle without a budget: "
-                     f"{' → '.join([*cycle, cycle[0]])}; set budget.steps to bound it")
+                     f"{' → '.join(cycle)}; set budget.steps to bound it")
         return self.problems
 
     def _duplicates(self) -> None:
@@ -431,32 +433,3 @@ def _reachable(start: str, edges: dict[str, list[str]]) -> set[str]:
                 seen.add(nxt)
                 todo.append(nxt)
     return seen
-
-
-def _cycle(edges: dict[str, list[str]], order: list[str]) -> list[str]:
-    """One cycle of the step graph (its ids in order), or [] when there is none."""
-    state: dict[str, int] = {}  # 1 on the path, 2 done
-    path: list[str] = []
-
-    def visit(node: str) -> list[str]:
-        state[node] = 1
-        path.append(node)
-        for nxt in edges.get(node, []):
-            if nxt not in edges:
-                continue
-            if state.get(nxt) == 1:
-                return path[path.index(nxt):]
-            if nxt not in state:
-                found = visit(nxt)
-                if found:
-                    return found
-        path.pop()
-        state[node] = 2
-        return []
-
-    for node in order:
-        if node not in state:
-            found = visit(node)
-            if found:
-                return found
-    return []

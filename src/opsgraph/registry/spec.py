@@ -25,6 +25,7 @@ from pydantic import (
     model_validator,
 )
 
+from opsgraph.cycles import find_cycle
 from opsgraph.errors import BadInput
 from opsgraph.principal import DOMAINS, FEATURES, VERBS, Role, parse_role
 from opsgraph.registry.operation_index import (
@@ -216,11 +217,6 @@ class AgentSpec(BaseModel):
         """Tools that propose changes (each becomes a pending change for a manager)."""
         return [t for t in self.tools if self.tool_kind(t) == "write"]
 
-    @property
-    def read_tools(self) -> list[str]:
-        """Tools that only read."""
-        return [t for t in self.tools if self.tool_kind(t) == "read"]
-
 
 def structural_problems(spec: AgentSpec) -> list[tuple[str, str]]:
     """`(field, message)` for every rule between the spec's own fields that it breaks."""
@@ -250,26 +246,3 @@ def _prerequisite_problems(
     if cycle:
         problems.append(("requires", f"cyclic prerequisites: {' -> '.join(cycle)}"))
     return problems
-
-
-def find_cycle(requires: Mapping[str, list[str]]) -> list[str]:
-    """One cycle of the prerequisite graph as `[a, b, ..., a]`, or `[]` for a DAG."""
-    state: dict[str, int] = {}  # 1 = on the current path, 2 = done
-    path: list[str] = []
-
-    def visit(node: str) -> list[str]:
-        state[node] = 1
-        path.append(node)
-        for nxt in sorted(requires.get(node, [])):
-            if state.get(nxt) == 1:
-                return [*path[path.index(nxt):], nxt]
-            if nxt not in state and (found := visit(nxt)):
-                return found
-        path.pop()
-        state[node] = 2
-        return []
-
-    for start in sorted(requires):
-        if start not in state and (found := visit(start)):
-            return found
-    return []

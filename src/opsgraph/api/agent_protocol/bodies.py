@@ -12,7 +12,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from opsgraph.api.bodies import parse_body
-from opsgraph.api.request_models import THREAD_ID_PATTERN
+from opsgraph.engine.thread_ids import THREAD_ID_PATTERN
 
 M = TypeVar("M", bound=BaseModel)
 StreamModeName = Literal["values", "updates", "messages-tuple", "messages", "custom",
