@@ -104,6 +104,15 @@ def test_preview_catches_new_that_does_not_match_the_args() -> None:
     assert fails(preview(make_case(), proposed(new={})), "new lacks phone")
 
 
+def test_preview_reads_a_null_argument_as_not_given() -> None:
+    """A real model sent `changes: {status: cancelled, email: null, phone: null, ...}`; the
+    operation reads null as not given, so a card that changes the status alone is right."""
+    nulls = {"member": "mem_demo_008",
+             "changes": {"phone": "+44 7700 900555", "email": None, "notes": None}}
+    assert passes(preview(make_case(), proposed(args=nulls)))
+    assert fails(preview(make_case(), proposed(args=nulls, new={})), "new lacks phone")
+
+
 def test_preview_catches_an_old_value_the_record_does_not_hold() -> None:
     run = make_run(plan=PLAN, cards=[PHONE_CARD], before={"phone": "+44 7700 900111"})
     assert fails(preview(make_case(), run), "old phone", "the record holds")

@@ -139,9 +139,13 @@ def _mentions(summary: str, value: Any, aliases: Aliases) -> bool:
 
 
 def _set_by_args(card: Card) -> dict[str, Any]:
-    """What the arguments set on the record: a `changes` object, else every argument."""
+    """What the arguments set on the record: a `changes` object, else every argument —
+    but for those given as null, which set nothing (an operation's input reads null as not
+    given: a model that sends `email: null` beside the status it changes is not asking to
+    blank the email)."""
     changes = card.args.get("changes")
-    return dict(changes) if isinstance(changes, Mapping) else dict(card.args)
+    given = changes if isinstance(changes, Mapping) else card.args
+    return {k: v for k, v in given.items() if v is not None}
 
 
 def _new_problems(card: Card, aliases: Aliases) -> list[str]:
@@ -172,7 +176,7 @@ def _summary_problems(card: Card, aliases: Aliases) -> list[str]:
     changes = card.args.get("changes")
     if isinstance(changes, Mapping):
         return [f"the summary does not name {k}={short(v)}" for k, v in changes.items()
-                if not _mentions(card.summary, v, aliases)]
+                if v is not None and not _mentions(card.summary, v, aliases)]
     values = list(_leaves(card.args)) + list(_leaves(card.new))
     if not any(_mentions(card.summary, v, aliases) for v in values):
         return ["the summary names neither the record nor a value it sets"]
