@@ -40,7 +40,7 @@ def _day_of_moment(value: Any) -> Any:
     return value
 
 
-Day = Annotated[date, BeforeValidator(_day_of_moment), Field(ge=FIRST_DAY, le=LAST_DAY)]
+Day = Annotated[date, Field(ge=FIRST_DAY, le=LAST_DAY), BeforeValidator(_day_of_moment)]
 """A calendar day an operation accepts: far enough from `date.max` that a range built
 from it (a day's end, a default window of weeks) never overflows; a moment is read as
 its day."""
