@@ -85,8 +85,8 @@ def test_a_booking_edited_and_approved_reaches_the_staff_members_page(
     expect(staff.page.locator(".note-wait")).to_have_count(0)
     staff.shot("answered-after-approval")
     turn.locator(".task-head").click()  # the task's tools, with arguments and results
-    expect(turn.locator(".tool-name")).to_have_text(["bookings_availability",
-                                                      "bookings_create"])
+    expect(turn.locator(".tool-name")).to_have_text(["Bookings · availability",
+                                                      "Bookings · create"])
     staff.shot("task-expanded")
     expect(manager.page.locator(".card")).to_have_count(0)
     manager.shot("inbox-empty")

@@ -107,10 +107,11 @@ def test_an_admin_agent_runs_the_tenants_settings_and_reads_its_catalogue(
 
     seen = over_mcp(server, bearer("admin", user="ada"), run, link="admin")
     assert seen["before"].structured_content["capability_mode"] == "observe"
-    assert seen["set"].structured_content == {
+    assert {k: v for k, v in seen["set"].structured_content.items() if k != "choices"} == {
         "capability_mode": "enforce", "off_topic_reply": "Ask us about the club.",
         "modules": [], "harness_agent_may_force": False,
-        "separation_of_duties": ["invoices.refund", "invoices.issue"]}
+        "separation_of_duties": ["invoices.refund", "invoices.issue"], "currency": "GBP"}
+    assert "invoices.refund" in seen["set"].structured_content["choices"]["operations"]
     assert seen["force"].is_error  # an agent may not let itself force activations
     assert "harness_agent_may_force" in seen["force"].content[0].text
     tenant = demo_db["tenants"].find_one({"_id": "demo"})

@@ -34,7 +34,8 @@ RUN_LOG = frozenset({"thread_events", "threads", "runs", "checkpoints", "checkpo
                      "thread_leases", "model_budget", "answer_log"})
 """What a read-only run may leave behind: the record of the run itself, no tenant data."""
 PATH_VALUES = {"slug": "booking-policy", "change_id": "chg_x", "op_id": "members.update",
-               "thread_id": "th_x", "run_id": "run_x", "draft_id": "drf_x"}
+               "thread_id": "th_x", "run_id": "run_x", "draft_id": "drf_x", "key": "weekend",
+               "version": "1"}
 BODIES: dict[str, Any] = {
     "/v1/tenant/models": {"models": {}},
     "/v1/tenant/settings": {"capability_mode": "enforce"},
@@ -50,6 +51,11 @@ TOOL_ARGS: dict[str, dict[str, Any]] = {
     "documents_add": {"slug": "lockers", "body": "# Lockers\n\nEmptied nightly.\n"},
     "documents_remove": {"slug": "booking-policy"}, "models_get": {}, "models_set": {"models": {}},
     "settings_get": {}, "settings_set": {"capability_mode": "enforce"}, "catalogue": {},
+    "catalogue_objects": {}, "catalogue_remove": {"key": "weekend"},
+    "catalogue_put": {"key": "weekend", "object": {
+        "type": "plan", "name": "Weekend", "membership": "weekend", "monthly_price": 25.0,
+        "term_months": 1, "notice_months": 1, "booking_window_days": 7,
+        "guest_passes_per_month": 0, "hours": "weekends", "perks": ["courts"]}},
 }
 
 

@@ -21,6 +21,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from opsgraph.api.db import db
 from opsgraph.api.principals import admin_caller
 from opsgraph.api.request_models import Body
 
@@ -37,11 +38,6 @@ class CatalogueObjectRequest(Body):
                                                            "be new); 409 if it moved since.")
 
 
-def _db() -> Any:
-    from opsgraph.store.client import get_db
-
-    return get_db()
-
 
 def _key(request: Request) -> str:
     from opsgraph.errors import BadInput
@@ -57,7 +53,7 @@ async def list_objects(request: Request) -> Response:
     from opsgraph.operations import catalogue_admin
 
     principal = await admin_caller(request, ACTION)
-    return JSONResponse(await run_in_threadpool(catalogue_admin.list_objects, _db(),
+    return JSONResponse(await run_in_threadpool(catalogue_admin.list_objects, db(),
                                                 principal.tenant_id,
                                                 request.query_params.get("type")))
 
@@ -70,7 +66,7 @@ async def put_object(request: Request) -> Response:
     key = _key(request)
     body = parse_body(await request.body(), CatalogueObjectRequest)
     return JSONResponse(await run_in_threadpool(
-        lambda: catalogue_admin.put_object(_db(), principal.tenant_id, key, body.object,
+        lambda: catalogue_admin.put_object(db(), principal.tenant_id, key, body.object,
                                            actor=principal.user_id,
                                            if_version=body.if_version)))
 
@@ -81,7 +77,7 @@ async def delete_object(request: Request) -> Response:
     principal = await admin_caller(request, ACTION)
     key = _key(request)
     return JSONResponse(await run_in_threadpool(
-        lambda: catalogue_admin.remove_object(_db(), principal.tenant_id, key,
+        lambda: catalogue_admin.remove_object(db(), principal.tenant_id, key,
                                               actor=principal.user_id)))
 
 

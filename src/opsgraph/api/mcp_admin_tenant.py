@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from opsgraph.api.catalogue_admin import KEY_PATTERN, CatalogueObjectRequest
+from opsgraph.api.db import db
 from opsgraph.principal import Principal
 
 
@@ -71,24 +72,19 @@ class CataloguePutArgs(CatalogueObjectRequest):
     key: str = Field(pattern=KEY_PATTERN, max_length=80, description="The object's key.")
 
 
-def _db() -> Any:
-    from opsgraph.store.client import get_db
-
-    return get_db()
-
 
 def catalogue_objects(principal: Principal, args: CatalogueTypeArg) -> dict[str, Any]:
     """The tenant's catalogue objects, as `GET /v1/catalogue`."""
     from opsgraph.operations.catalogue_admin import list_objects
 
-    return list_objects(_db(), principal.tenant_id, args.type)
+    return list_objects(db(), principal.tenant_id, args.type)
 
 
 def catalogue_put(principal: Principal, args: CataloguePutArgs) -> dict[str, Any]:
     """Add or replace an object, as `PUT /v1/catalogue/{key}` (audited)."""
     from opsgraph.operations.catalogue_admin import put_object
 
-    return put_object(_db(), principal.tenant_id, args.key, args.object,
+    return put_object(db(), principal.tenant_id, args.key, args.object,
                       actor=principal.user_id, if_version=args.if_version)
 
 
@@ -96,4 +92,4 @@ def catalogue_remove(principal: Principal, args: CatalogueKeyArg) -> dict[str, A
     """Remove an object, as `DELETE /v1/catalogue/{key}` (audited)."""
     from opsgraph.operations.catalogue_admin import remove_object
 
-    return remove_object(_db(), principal.tenant_id, args.key, actor=principal.user_id)
+    return remove_object(db(), principal.tenant_id, args.key, actor=principal.user_id)
