@@ -16,7 +16,7 @@ from opsgraph.engine.thread_log import (
     summary,
 )
 from opsgraph.principal import Principal, Role
-from opsgraph.store.people import display_name
+from opsgraph.store.people import display_name, display_names
 from opsgraph.store.scope import TenantScope
 
 STAFF = Principal("demo", "lee", frozenset({Role.STAFF}))
@@ -119,6 +119,9 @@ def test_names_come_from_staff_and_member_records(demo_db: Any) -> None:
     assert display_name(scope, staff["_id"]) == staff["name"]
     assert display_name(scope, member["_id"]) == member["name"]
     assert display_name(scope, "someone-else") == "someone-else"
+    assert display_names(scope, [staff["_id"], member["_id"], "someone-else"]) == {
+        staff["_id"]: staff["name"], member["_id"]: member["name"],
+        "someone-else": "someone-else"}  # a list's deciders in one read per collection
 
 
 def test_a_run_without_a_live_lease_is_settled_failed_once_and_a_newer_run_is_not(

@@ -19,15 +19,10 @@ from starlette.routing import Route
 from opsgraph.api.numbers import parse_number
 from opsgraph.api.principals import admin_caller
 from opsgraph.principal import Principal
+from opsgraph.store.scope import TenantScope
 
 ACTION = "reading the answer log"
 MAX_DAYS = 3660
-
-
-def _scope(principal: Principal) -> Any:
-    from opsgraph.store.scope import TenantScope
-
-    return TenantScope.of(principal)
 
 
 def _page(principal: Principal, query: dict[str, str]) -> dict[str, Any]:
@@ -38,7 +33,7 @@ def _page(principal: Principal, query: dict[str, str]) -> dict[str, Any]:
     days = query.get("days")
     since = None if days is None else datetime.now(UTC) - timedelta(
         days=parse_number(days, "days", "a number of days", maximum=MAX_DAYS))
-    return answer_log(_scope(principal), limit=limit, before=query.get("before"),
+    return answer_log(TenantScope.of(principal), limit=limit, before=query.get("before"),
                       outcome=query.get("outcome") or None, since=since)
 
 
@@ -52,7 +47,7 @@ async def get_run(request: Request) -> Response:
     from opsgraph.engine.answer_log import run_detail
 
     principal = await admin_caller(request, ACTION)
-    return JSONResponse(await run_in_threadpool(run_detail, _scope(principal),
+    return JSONResponse(await run_in_threadpool(run_detail, TenantScope.of(principal),
                                                 str(request.path_params["run_id"])))
 
 

@@ -29,6 +29,7 @@ from opsgraph.api.harness_view import version_param
 from opsgraph.api.principals import admin_caller
 from opsgraph.api.request_models import Body
 from opsgraph.principal import Principal
+from opsgraph.store.scope import TenantScope
 
 ACTION = "managing the harness"
 NOTE_MAX = 500
@@ -64,12 +65,6 @@ class HarnessActivateRequest(Body):
         return self
 
 
-def _scope(principal: Principal) -> Any:
-    from opsgraph.store.scope import TenantScope
-
-    return TenantScope.of(principal)
-
-
 def _path_version(request: Request) -> int:
     version = version_param(str(request.path_params["version"]))
     assert version is not None
@@ -83,7 +78,7 @@ async def save_version(request: Request) -> Response:
     principal = await admin_caller(request, ACTION)
     body = parse_body(await request.body(), HarnessSaveRequest)
     number, changes = await run_in_threadpool(
-        lambda: versions.save(_scope(principal), body.doc, actor=principal.user_id,
+        lambda: versions.save(TenantScope.of(principal), body.doc, actor=principal.user_id,
                               note=body.note))
     return JSONResponse({"version": number, "changes": changes}, status_code=201)
 
@@ -105,7 +100,7 @@ def changes_between(principal: Principal, old: int, new: int) -> dict[str, Any]:
     from opsgraph.harness import versions
     from opsgraph.harness.changes import diff
 
-    scope = _scope(principal)
+    scope = TenantScope.of(principal)
     return {"from": old, "to": new,
             "changes": diff(versions.load(scope, old), versions.load(scope, new))}
 
@@ -124,7 +119,7 @@ def test_version(principal: Principal, version: int) -> dict[str, Any]:
     from opsgraph.evals.harness_tests import run_tests
     from opsgraph.harness import versions
 
-    scope = _scope(principal)
+    scope = TenantScope.of(principal)
     report: dict[str, Any] = run_tests(scope, version, versions.load(scope, version))
     versions.record_test(scope, version, report)
     return report
@@ -144,7 +139,7 @@ async def activate(request: Request) -> Response:
     version = _path_version(request)
     body = parse_body(await request.body(), HarnessActivateRequest)
     return JSONResponse(await run_in_threadpool(
-        lambda: activate_checked(_scope(principal), version, actor=principal.user_id,
+        lambda: activate_checked(TenantScope.of(principal), version, actor=principal.user_id,
                                  force=body.force, overriding=body.overriding)))
 
 
@@ -153,7 +148,7 @@ async def rollback(request: Request) -> Response:
 
     principal = await admin_caller(request, ACTION)
     return JSONResponse(await run_in_threadpool(
-        lambda: versions.rollback(_scope(principal), actor=principal.user_id)))
+        lambda: versions.rollback(TenantScope.of(principal), actor=principal.user_id)))
 
 
 ROUTES = [

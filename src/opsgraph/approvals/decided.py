@@ -23,7 +23,7 @@ from opsgraph.approvals.pending import COLLECTION, FINAL, PendingChange
 from opsgraph.errors import BadInput
 from opsgraph.operations.catalogue import CATALOGUE
 from opsgraph.operations.records import to_json
-from opsgraph.store.people import display_name
+from opsgraph.store.people import display_names
 from opsgraph.store.scope import Document, TenantScope
 
 DEFAULT_LIMIT: Final = 25
@@ -139,18 +139,14 @@ def _filter(query: HistoryQuery) -> Document:
     return {"$and": clauses}
 
 
-def _decider(scope: TenantScope, user_id: str | None, names: dict[str, str]) -> Document | None:
-    if not user_id:
-        return None
-    if user_id not in names:
-        names[user_id] = display_name(scope, user_id)
-    return {"user_id": user_id, "name": names[user_id]}
+def _decider(user_id: str | None, names: Mapping[str, str]) -> Document | None:
+    return {"user_id": user_id, "name": names[user_id]} if user_id else None
 
 
-def _row(scope: TenantScope, change: PendingChange, names: dict[str, str]) -> Document:
+def _row(change: PendingChange, names: Mapping[str, str]) -> Document:
     row: Document = change.card()
     row.update(to_json({
-        "decision": change.decision, "decided_by": _decider(scope, change.decided_by, names),
+        "decision": change.decision, "decided_by": _decider(change.decided_by, names),
         "decided_at": change.decided_at, "finished_at": change.finished_at,
         "feedback": change.feedback, "withdrawn_reason": change.withdrawn_reason,
         "error": change.error}))
@@ -161,8 +157,9 @@ def decided_changes(scope: TenantScope, query: HistoryQuery) -> dict[str, Any]:
     """`{changes: [row], next: cursor | None}`, the newest ended first."""
     docs = list(scope[COLLECTION].find(_filter(query), sort=[("finished_at", -1), ("_id", -1)],
                                        limit=query.limit + 1))
-    names: dict[str, str] = {}
-    rows = [_row(scope, PendingChange.model_validate(d), names) for d in docs[:query.limit]]
+    shown = [PendingChange.model_validate(d) for d in docs[:query.limit]]
+    names = display_names(scope, {c.decided_by for c in shown if c.decided_by})
+    rows = [_row(change, names) for change in shown]
     following = None
     if len(docs) > query.limit:
         last = docs[query.limit - 1]

@@ -25,7 +25,6 @@ from opsgraph.models.factory import tier_spec
 from opsgraph.operations.base import Context
 from opsgraph.operations.catalogue import get_operation
 from opsgraph.operations.invoke import invoke
-from opsgraph.store.people import display_name
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +65,7 @@ def environment(ctx: RunContext, state: HarnessState) -> dict[str, Any]:
         if member:
             client = {k: member.get(k) for k in ("name", "membership", "status")}
     return {**state.vars, "message": state.message,
-            "user": {"name": display_name(ctx.scope, principal.user_id), "role": role},
+            "user": {"name": ctx.caller_name() or principal.user_id, "role": role},
             "tenant": dict(ctx.tenant_view), "client": client}
 
 

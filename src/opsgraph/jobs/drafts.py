@@ -36,7 +36,7 @@ from opsgraph.operations.invoke import invoke, validate_args
 from opsgraph.operations.records import to_json
 from opsgraph.principal import Principal
 from opsgraph.status_words import DRAFT_WORDS, change_label
-from opsgraph.store.people import display_name
+from opsgraph.store.people import display_name, display_names
 from opsgraph.store.scope import Document, TenantScope
 
 SEND: Final = "communications.send_email"
@@ -55,10 +55,10 @@ def _state(doc: Document, change: PendingChange | None) -> str:
     return "sent" if change.status == "applied" else "not_sent"
 
 
-def _change_view(scope: TenantScope, change: PendingChange | None) -> Document | None:
+def _change_view(change: PendingChange | None, names: Mapping[str, str]) -> Document | None:
     if change is None:
         return None
-    who = display_name(scope, change.decided_by) if change.decided_by else None
+    who = names.get(change.decided_by) if change.decided_by else None
     view: Document = to_json({"change_id": change.change_id, "status": change.status,
                     "status_label": change_label(change.status), "decided_by_name": who,
                     "decided_at": change.decided_at or change.finished_at,
@@ -74,10 +74,10 @@ def _label(state: str, change: PendingChange | None) -> str:
     return DRAFT_WORDS[state]
 
 
-def draft_view(scope: TenantScope, doc: Document, change: PendingChange | None,
-               inbox: Mapping[str, Any] | None, *, full: bool) -> Document:
-    """A draft as the API and the CLI show it; `full` adds the original's body, the
-    sources and the denied sub-tasks."""
+def draft_view(doc: Document, change: PendingChange | None, inbox: Mapping[str, Any] | None,
+               names: Mapping[str, str], *, full: bool) -> Document:
+    """A draft as the API and the CLI show it (`names`: the deciders', `display_names`);
+    `full` adds the original's body, the sources and the denied sub-tasks."""
     state = _state(doc, change)
     original = inbox or {}
     view: Document = {
@@ -88,7 +88,7 @@ def draft_view(scope: TenantScope, doc: Document, change: PendingChange | None,
         "edited_by_name": doc.get("edited_by_name"),
         "actions": {"edit": state in OPEN_STATES, "send": state in OPEN_STATES,
                     "discard": state in OPEN_STATES},
-        "change": _change_view(scope, change),
+        "change": _change_view(change, names),
         "original": {"from": original.get("from"), "from_name": original.get("from_name"),
                      "subject": original.get("subject", ""),
                      "received_at": original.get("received_at"),
@@ -123,8 +123,9 @@ def list_drafts(scope: TenantScope, status: str | None = None) -> Document:
     docs = list(scope[DRAFTS].find({}, sort=[("created_at", -1), ("_id", 1)],
                                    limit=LIST_LIMIT))
     changes, inboxes = _changes_of(scope, docs), _inboxes_of(scope, docs)
-    views = [draft_view(scope, d, changes.get(d.get("change_id") or ""),
-                        inboxes.get(d.get("inbox_id") or ""), full=False) for d in docs]
+    names = display_names(scope, {c.decided_by for c in changes.values() if c.decided_by})
+    views = [draft_view(d, changes.get(d.get("change_id") or ""),
+                        inboxes.get(d.get("inbox_id") or ""), names, full=False) for d in docs]
     return {"drafts": [v for v in views if status is None or v["status"] == status],
             "open": sum(v["status"] in OPEN_STATES for v in views)}
 
@@ -141,7 +142,8 @@ def get_draft(scope: TenantScope, draft_id: str) -> Document:
     """One draft with its original message and sources; NotFound otherwise."""
     doc, change = _read(scope, draft_id)
     inbox = scope[INBOX].find_one({"_id": doc.get("inbox_id")}) if doc.get("inbox_id") else None
-    return draft_view(scope, doc, change, inbox, full=True)
+    names = display_names(scope, [change.decided_by] if change and change.decided_by else [])
+    return draft_view(doc, change, inbox, names, full=True)
 
 
 def _refusal(draft_id: str, state: str, change: PendingChange | None, doing: str) -> Conflict:
@@ -182,8 +184,7 @@ def _lost_race(scope: TenantScope, draft_id: str, doing: str) -> Conflict:
     return _refusal(draft_id, state, change, doing)
 
 
-def _send_args(principal: Principal, doc: Document, subject: str | None,
-               body: str | None) -> Document:
+def _send_args(doc: Document, subject: str | None, body: str | None) -> Document:
     """The email's arguments, checked as the operation checks them (BadInput naming the
     field)."""
     args = {"to": doc.get("to"), "subject": doc.get("subject", "") if subject is None
@@ -199,7 +200,7 @@ def edit_draft(principal: Principal, draft_id: str, *, subject: str | None = Non
         raise BadInput("body: give the new subject and/or body", field="body")
     scope = TenantScope.of(principal)
     doc, _ = _open(scope, draft_id, "edited")
-    args = _send_args(principal, doc, subject, body)
+    args = _send_args(doc, subject, body)
     now = datetime.now(UTC)
     moved = scope[DRAFTS].find_one_and_update(_as_read(doc), {"$set": {
         "subject": args["subject"], "body": args["body"], "status": "draft",
@@ -217,7 +218,7 @@ def send_draft(principal: Principal, draft_id: str, *, subject: str | None = Non
     decide (with `subject`/`body` when given); the draft then waits for it."""
     scope = TenantScope.of(principal)
     doc, _ = _open(scope, draft_id, "sent")
-    args = _send_args(principal, doc, subject, body)
+    args = _send_args(doc, subject, body)
     at = datetime.now(UTC)
     ctx = Context(scope, principal, at)
     previewed = invoke(get_operation(SEND), ctx, args, "preview")
