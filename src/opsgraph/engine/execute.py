@@ -99,7 +99,7 @@ def _withdrawn(ctx: RunContext, task: PlannedTask, since: str,
                          "status_label": change_label("withdrawn"),
                          "reason": c.withdrawn_reason or ""}} for c in gone]
     return task_result(task, "withdrawn", calls=calls,
-                   error="; ".join(c.withdrawn_reason or "withdrawn" for c in gone))
+                       error="; ".join(c.withdrawn_reason or "withdrawn" for c in gone))
 
 
 @task

@@ -15,10 +15,16 @@ def is_builtin(state: HarnessState) -> bool:
     return state.version == 0 and state.fallback is None
 
 
+def capped(state: HarnessState) -> bool:
+    """A tenant's version runs (not the built-in, nor the built-in a run fell back to): its
+    model calls and seconds are capped."""
+    return state.version != 0 and state.fallback is None
+
+
 def seconds_budget(state: HarnessState, doc: HarnessDoc) -> SecondsBudget | None:
     """The deadline's budget while a tenant's version runs (None: the built-in, or a run
     that fell back to it)."""
-    if state.version == 0 or state.fallback is not None:
+    if not capped(state):
         return None
     return SecondsBudget(state.version, doc.budget.seconds)
 
@@ -30,7 +36,7 @@ def calls_so_far(ctx: RunContext) -> int:
 
 def check_calls(ctx: RunContext, doc: HarnessDoc, state: HarnessState, extra: int) -> None:
     """`extra` more model calls fit the version's budget."""
-    if is_builtin(state) or state.fallback is not None:
+    if not capped(state):
         return
     calls = calls_so_far(ctx) + extra
     if calls > doc.budget.model_calls:

@@ -84,7 +84,10 @@ def _cards(interrupts: tuple[Interrupt, ...]) -> list[dict[str, Any]]:
 
 
 def _drive(ctx: RunContext, graph_input: Any, ids: EventIds, record: RunRecord,
-           before_finish: BeforeFinish | None = None) -> Iterator[Event]:
+           before_finish: BeforeFinish | None = None,
+           decided: Sequence[str] = ()) -> Iterator[Event]:
+    """Stream the graph from `graph_input` (a new message's state, or the `Command` that
+    resumes it with the changes `decided`), storing every event as it is made."""
     from opsgraph.engine.graph import get_graph
 
     graph = get_graph()
@@ -125,7 +128,7 @@ def _drive(ctx: RunContext, graph_input: Any, ids: EventIds, record: RunRecord,
             # those cards for ever and refuse every new message
             graph.update_state(config, None, as_node=END)
             status = "cancelled"
-            yield ids.make("answer", cancelled_answer(ctx, resumed_with(graph_input)))
+            yield ids.make("answer", cancelled_answer(ctx, decided))
         else:
             if cards:
                 from opsgraph.approvals.pending import note_request
@@ -162,14 +165,6 @@ def _results_in(chunk: Mapping[str, Any]) -> dict[str, Any]:
         if isinstance(writes, Mapping) and isinstance(writes.get("results"), Mapping):
             found.update(writes["results"])
     return found
-
-
-def resumed_with(graph_input: Any) -> list[str]:
-    """The change ids a resumed run was resumed with (none for a new message)."""
-    if not isinstance(graph_input, Command) or not isinstance(graph_input.resume, dict):
-        return []
-    return [str(v["change_id"]) for v in graph_input.resume.values()
-            if isinstance(v, dict) and v.get("change_id")]
 
 
 def cancelled_answer(ctx: RunContext, decided: Sequence[str] = ()) -> dict[str, Any]:
@@ -312,4 +307,5 @@ def stream_resume(principal: Principal, thread_id: str, decisions: dict[str, Res
         yield ids.make("run_started", {"thread_id": thread_id, "run_id": ids.run_id,
                                        "resumed": sorted(decisions)})
         record = RunRecord(scope, thread_id, ids.run_id, requester, started, resumed=True)
-        yield from _drive(ctx, Command(resume=resume), ids, record, before_finish)
+        yield from _drive(ctx, Command(resume=resume), ids, record, before_finish,
+                          decided=[cid for cid in decisions if cid in by_change])

@@ -49,11 +49,11 @@ def run_task(ctx: RunContext, task: PlannedTask, dep_results: dict[str, TaskResu
     blocked = [tid for tid, r in dep_results.items()
                if r.status not in DONE or did_not_apply(r)]
     if blocked:
-        return task_result(task, "skipped", error=f"depends on {', '.join(blocked)}, which did not "
-                                              "complete")
+        return task_result(task, "skipped",
+                           error=f"depends on {', '.join(blocked)}, which did not complete")
     if not task.agent:
-        return task_result(task, "failed", error=f"no agent serves {task.operation} in "
-                                             f"{task.domain}")
+        return task_result(task, "failed",
+                           error=f"no agent serves {task.operation} in {task.domain}")
     agent = get_registry().get(task.agent)
     decision = decide(ctx.principal, agent, task.operation, plan=ctx.plan,
                       mode="enforce" if ctx.capability_mode == "enforce" else "observe")
@@ -82,8 +82,8 @@ def run_task(ctx: RunContext, task: PlannedTask, dep_results: dict[str, TaskResu
     # query task that could not read what it tried did not either
     status, unread = loop_status(agent.kind == "action", loop)
     return task_result(task, status, error=unread, content=loop.content, asking=loop.asking,
-                   sources=[s.to_json() for s in loop.sources], tool_calls=loop.tool_calls,
-                   calls=loop.calls, findings=loop.findings, cap=loop.stopped)
+                       sources=[s.to_json() for s in loop.sources], tool_calls=loop.tool_calls,
+                       calls=loop.calls, findings=loop.findings, cap=loop.stopped)
 
 
 def failure_reason(exc: BaseException) -> str:
