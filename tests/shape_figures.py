@@ -12,42 +12,34 @@ import ast
 import re
 import sys
 from collections import defaultdict
-from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
+
+from opsgraph.cycles import find_cycle
+from tests.test_layers import imports, modules
 
 MARKER = re.compile(r"#\s*(heavy|cycle):")
 
 
-def _modules(src: Path) -> dict[str, Path]:
-    found = {}
-    for path in sorted((src / "opsgraph").rglob("*.py")):
-        names = path.relative_to(src).with_suffix("").parts
-        if names[-1] == "__init__":
-            names = names[:-1]
-        found[".".join(names)] = path
-    return found
-
-
-def _target(name: str, known: dict[str, Path]) -> str | None:
-    while name and name not in known:
-        name = name.rpartition(".")[0]
-    return name or None
+def _in_one_package(src: Path) -> dict[str, set[str]]:
+    """Module → the modules of its own package it imports (at the top or in a function)."""
+    edges: dict[str, set[str]] = defaultdict(set)
+    for found in imports(src):
+        if found.source.rpartition(".")[0] == found.target.rpartition(".")[0]:
+            edges[found.source].add(found.target)
+    return edges
 
 
 def main(src: Path) -> None:
-    known = _modules(src)
+    known = modules(src)
     sizes = sorted(len(p.read_text().splitlines()) for p in known.values())
     local = 0
     local_modules = set()
     marked = 0
     any_sig = 0
-    edges: dict[str, set[str]] = defaultdict(set)
     for module, path in known.items():
         text = path.read_text()
         lines = text.splitlines()
-        tree = ast.parse(text)
-        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-        for fn in ast.walk(tree):
+        for fn in ast.walk(ast.parse(text)):
             if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 annotations = [a.annotation for a in
                                [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs,
@@ -64,34 +56,12 @@ def main(src: Path) -> None:
                         near = lines[node.lineno - 1] + (lines[node.lineno - 2]
                                                          if node.lineno > 1 else "")
                         marked += bool(MARKER.search(near))
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                names = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    anchor = package.split(".")[:len(package.split(".")) - node.level + 1]
-                    base = ".".join([*anchor, *([base] if base else [])])
-                names = [f"{base}.{a.name}" if f"{base}.{a.name}" in known else base
-                         for a in node.names]
-            else:
-                continue
-            for name in names:
-                target = _target(name, known) if name.startswith("opsgraph") else None
-                if target and target != module and (
-                        target.rpartition(".")[0] == module.rpartition(".")[0]):
-                    edges[module].add(target)
     cycles = 0
-    graph = {m: set(t) for m, t in edges.items()}
-    while True:
-        try:
-            TopologicalSorter(graph).prepare()
-            break
-        except CycleError as err:
-            ring = err.args[1]
-            print("  cycle:", " -> ".join(ring))
-            cycles += 1
-            graph[ring[1]].discard(ring[0])  # graphlib reports [a, ..., a] with edge a <- next
+    graph = _in_one_package(src)
+    while ring := find_cycle(graph):  # count each, then break it at its first edge
+        print("  cycle:", " -> ".join(ring))
+        cycles += 1
+        graph[ring[0]].discard(ring[1])
     print(f"modules {len(sizes)}, mean {sum(sizes) / len(sizes):.0f} lines, "
           f"max {sizes[-1]}, over 400: {sum(s > 400 for s in sizes)}")
     print(f"function-level imports {local} in {len(local_modules)} modules, "

@@ -70,11 +70,12 @@ class Import:
         return part_of(self.source), part_of(self.target)
 
 
-def modules() -> dict[str, Path]:
-    """Module name → file, for every module of the package."""
+def modules(root: Path = ROOT) -> dict[str, Path]:
+    """Module name → file, for every module of the package (under `root`, another tree's
+    `src` for tests/shape_figures.py)."""
     found = {}
-    for path in sorted((ROOT / PACKAGE).rglob("*.py")):
-        names = path.relative_to(ROOT).with_suffix("").parts
+    for path in sorted((root / PACKAGE).rglob("*.py")):
+        names = path.relative_to(root).with_suffix("").parts
         if names[-1] == "__init__":
             names = names[:-1]
         found[".".join(names)] = path
@@ -94,9 +95,9 @@ def _known(name: str, known: dict[str, Path]) -> str | None:
     return name or None
 
 
-def imports() -> list[Import]:
+def imports(root: Path = ROOT) -> list[Import]:
     """Every import of one opsgraph module by another, wherever it stands in the file."""
-    known = modules()
+    known = modules(root)
     found = []
     for module, path in known.items():
         package = module if path.name == "__init__.py" else module.rpartition(".")[0]
@@ -113,7 +114,7 @@ def imports() -> list[Import]:
                          for a in node.names]
             else:
                 continue
-            where = f"{path.relative_to(ROOT)}:{node.lineno}"
+            where = f"{path.relative_to(root)}:{node.lineno}"
             for name in dict.fromkeys(names):  # once per statement
                 target = _known(name, known) if name.startswith(PACKAGE) else None
                 if target is not None and target != module:

@@ -18,6 +18,7 @@ from starlette.routing import Route
 
 from opsgraph.api.numbers import parse_number
 from opsgraph.api.principals import admin_caller
+from opsgraph.api.route_doc import ApiRoute, Param
 from opsgraph.principal import Principal
 from opsgraph.store.scope import TenantScope
 
@@ -57,8 +58,7 @@ ROUTES = [
 ]
 
 
-def openapi_routes() -> tuple[Any, ...]:
-    from opsgraph.api.openapi import ApiRoute, Param
+def openapi_routes() -> tuple[ApiRoute, ...]:
     from opsgraph.engine.answer_log import MAX_LIMIT, OUTCOMES
 
     number = {"type": "string", "pattern": "^[0-9]{1,4}$"}

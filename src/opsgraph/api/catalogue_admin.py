@@ -24,6 +24,7 @@ from starlette.routing import Route
 from opsgraph.api.db import db
 from opsgraph.api.principals import admin_caller
 from opsgraph.api.request_models import Body
+from opsgraph.api.route_doc import ApiRoute, Param
 
 ACTION = "managing the catalogue"
 KEY_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
@@ -88,8 +89,7 @@ ROUTES = [
 ]
 
 
-def openapi_routes() -> tuple[Any, ...]:
-    from opsgraph.api.openapi import ApiRoute, Param
+def openapi_routes() -> tuple[ApiRoute, ...]:
     from opsgraph.knowledge.catalogue import TYPES
 
     key = Param("key", "path", {"type": "string", "pattern": KEY_PATTERN, "maxLength": 80},

@@ -28,6 +28,7 @@ from starlette.routing import Route
 from opsgraph.api.harness_view import version_param
 from opsgraph.api.principals import admin_caller
 from opsgraph.api.request_models import Body
+from opsgraph.api.route_doc import ApiRoute, Param
 from opsgraph.principal import Principal
 from opsgraph.store.scope import TenantScope
 
@@ -161,9 +162,7 @@ ROUTES = [
 ]
 
 
-def openapi_routes() -> tuple[Any, ...]:
-    from opsgraph.api.openapi import ApiRoute, Param
-
+def openapi_routes() -> tuple[ApiRoute, ...]:
     number = {"type": "string", "pattern": "^[0-9]{1,9}$"}
     version = Param("version", "path", number, "The version (0: the built-in harness).")
     return (

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from opsgraph.api.inbox_models import ChangeHistory, Draft, DraftEdit, Drafts
-from opsgraph.api.openapi import ApiRoute, Param
+from opsgraph.api.route_doc import ApiRoute, Param
 
 
 def _history_params() -> tuple[Param, ...]:

@@ -10,15 +10,17 @@ that event's model (`contentMediaType`/`contentSchema`), as docs/reference.md li
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 from pydantic import BaseModel
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
+from opsgraph.api import answer_log, catalogue_admin, harness_admin
+from opsgraph.api.agent_protocol.openapi_routes import protocol_routes
 from opsgraph.api.dashboard import CONTENT_TYPES, assets
+from opsgraph.api.inbox_openapi import inbox_routes
 from opsgraph.api.limits import MAX_BODY_BYTES
 from opsgraph.api.principals import TENANT_HEADER, TENANT_ID
 from opsgraph.api.request_models import (
@@ -56,14 +58,10 @@ from opsgraph.api.response_models import (
     Threads,
     WriteResult,
 )
+from opsgraph.api.route_doc import Access, ApiRoute, Param
+from opsgraph.engine.thread_ids import THREAD_ID_PATTERN
 
 SLUG_PATTERN: Final = "^[a-z0-9]+(?:-[a-z0-9]+)*$"
-Access = Literal["open", "visitor", "bearer"]
-"""open: no token is read; visitor: a token is optional (none → a visitor of the tenant
-header); bearer: a token is required (a visitor is refused by role)."""
-Body = Literal["json", "sse", "html", "asset", "parts"]
-"""parts: the Agent Protocol's server-sent stream parts (`api.agent_protocol.stream`)."""
-
 ERROR_TEXT: Final[dict[int, str]] = {
     400: "Bad input: a body that is not a JSON object (not UTF-8, too deep, a number out of "
          "range, a lone surrogate), a malformed header or parameter, a message over 8,000 "
@@ -79,54 +77,6 @@ ERROR_TEXT: Final[dict[int, str]] = {
     429: "Too many runs in flight, or the tenant's model calls for today are spent; "
          "`Retry-After` says when to try again",
 }
-
-
-@dataclass(frozen=True, slots=True)
-class Param:
-    """A path, query or header parameter and its JSON schema."""
-
-    name: str
-    where: Literal["path", "query", "header"]
-    schema: dict[str, Any]
-    description: str
-    required: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "in": self.where, "schema": self.schema,
-                "description": self.description, "required": self.required or
-                self.where == "path"}
-
-
-@dataclass(frozen=True, slots=True)
-class ApiRoute:
-    """One route of the app, as the document describes it."""
-
-    method: Literal["GET", "POST", "PUT", "DELETE"]
-    path: str
-    summary: str
-    access: Access
-    ok: int = 200
-    body: Body = "json"
-    response: tuple[type[BaseModel], ...] = ()
-    request: tuple[type[BaseModel], ...] = ()
-    body_required: bool = True
-    errors: tuple[int, ...] = ()
-    params: tuple[Param, ...] = ()
-    cached: bool = False
-    """Served with an ETag: `If-None-Match` with it answers 304 and no body."""
-    streams: bool = False
-    """With `Accept: text/event-stream` it answers 200 with the run's events instead."""
-
-    def error_statuses(self) -> list[int]:
-        """Every error status the route can answer."""
-        found = set(self.errors)
-        if self.access != "open":
-            found |= {401, 404}  # a bad token; a tenant that does not exist
-        if self.access == "visitor":
-            found.add(400)  # a malformed tenant header
-        if self.request:
-            found |= {400, 413, 422}
-        return sorted(found)
 
 
 def _tenant_header() -> Param:
@@ -145,14 +95,11 @@ def _visitor_header() -> Param:
 
 
 def _routes() -> tuple[ApiRoute, ...]:
-    from opsgraph.api import answer_log, catalogue_admin, harness_admin
-    from opsgraph.api.agent_protocol.openapi_routes import protocol_routes
-    from opsgraph.api.inbox_openapi import inbox_routes
     from opsgraph.approvals.pending import STATUSES
     from opsgraph.operations.catalogue import CATALOGUE
 
     tenant = _tenant_header()
-    thread = Param("thread_id", "path", {"type": "string", "pattern": "^[A-Za-z0-9_.-]{1,128}$"},
+    thread = Param("thread_id", "path", {"type": "string", "pattern": THREAD_ID_PATTERN},
                    "The thread, as `run_started` or `GET /v1/threads` named it.")
     slug = Param("slug", "path", {"type": "string", "pattern": SLUG_PATTERN, "maxLength": 120},
                  "The document's slug: lowercase words joined by `-`.")

@@ -25,9 +25,10 @@ from opsgraph.api.agent_protocol.response_models import (
     ThreadValues,
 )
 from opsgraph.api.mcp_spec import METADATA_PATH
-from opsgraph.api.openapi import ApiRoute, Param
+from opsgraph.api.route_doc import ApiRoute, Param
+from opsgraph.engine.thread_ids import THREAD_ID_PATTERN
 
-_THREAD = Param("thread_id", "path", {"type": "string", "pattern": "^[A-Za-z0-9_.-]{1,128}$"},
+_THREAD = Param("thread_id", "path", {"type": "string", "pattern": THREAD_ID_PATTERN},
                 "The thread, as `POST /threads` or a run named it.")
 _RUN_ID = Param("run_id", "path", {"type": "string"}, "The run, as its `metadata` part named it.")
 _RUN = "/threads/{thread_id}/runs/{run_id}"
