@@ -8,8 +8,10 @@ and the CLI for instance, but they must point downward too.) A part is a subpack
 (`opsgraph.engine`) or a top-level module (`opsgraph.gates`); the CLI's two modules are one
 part.
 
-The function-level-import rule. An import inside a function is allowed only
-- in an entry module (ENTRY_MODULES: the CLI, the Lambda handlers, api/app.py), or
+The function-level-import rule (new code follows it now; no test here checks it yet —
+the check comes with moving the ~590 function-level imports that predate it). An
+import inside a function is allowed only
+- in an entry module (the CLI, the Lambda handlers, api/app.py), or
 - for a named heavy package, for cold start, with the marker on the import's own line or on
   the line just above it, exactly
 
