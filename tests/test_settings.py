@@ -52,3 +52,14 @@ def test_cors_origins_are_origins_or_none() -> None:
     for bad in ("localhost:3000", "https://x.example/path", "ftp://x"):
         with pytest.raises(ConfigurationError, match="OPSGRAPH_CORS_ORIGINS"):
             cors_origins({"OPSGRAPH_CORS_ORIGINS": bad})
+
+
+def test_traces_are_off_locally_on_with_xray_on_lambda(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert load_settings().traces == "off"
+    monkeypatch.setenv("AWS_LAMBDA_FUNCTION_NAME", "opsgraph-api")
+    assert load_settings().traces == "xray"
+    monkeypatch.setenv("OPSGRAPH_TRACES", "Off")
+    assert load_settings().traces == "off"
+    monkeypatch.setenv("OPSGRAPH_TRACES", "jaeger")
+    with pytest.raises(ConfigurationError, match="OPSGRAPH_TRACES: must be one of off, xray"):
+        load_settings()

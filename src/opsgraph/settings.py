@@ -100,6 +100,11 @@ class Settings:
     log_level: str = "INFO"
     """`OPSGRAPH_LOG_LEVEL`: the least severe level written (`DEBUG`, `INFO`, `WARNING`,
     `ERROR`; default `INFO`)."""
+    traces: str = "off"
+    """`OPSGRAPH_TRACES`: `off` (the default locally: every span a no-op) or `xray` (the
+    default on Lambda): spans request → run → node → task → model call / tool → store, sent
+    by the OpenTelemetry SDK through ADOT's exporter to the X-Ray endpoint Lambda runs beside
+    the function (`AWS_XRAY_DAEMON_ADDRESS`). Needs the `lambda` extra (the image has it)."""
     metrics: bool = False
     """`OPSGRAPH_METRICS`: `on` writes CloudWatch embedded-metric lines to stdout (run
     latency and outcome, model latency and throttles, 429s, lost leases, waiting cards);
@@ -194,6 +199,7 @@ def _switch(env: Mapping[str, str], name: str, default: bool) -> bool:
 
 LOG_FORMATS = ("text", "json")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+TRACES = ("off", "xray")
 
 
 def _choice(env: Mapping[str, str], name: str, allowed: tuple[str, ...], default: str,
@@ -241,6 +247,7 @@ def load_settings() -> Settings:
         log_format=_choice(env, "OPSGRAPH_LOG_FORMAT", LOG_FORMATS,
                            "json" if on_lambda else "text"),
         log_level=_choice(env, "OPSGRAPH_LOG_LEVEL", LOG_LEVELS, "INFO", fold=False),
+        traces=_choice(env, "OPSGRAPH_TRACES", TRACES, "xray" if on_lambda else "off"),
         metrics=_switch(env, "OPSGRAPH_METRICS", on_lambda),
         context_tokens=int(_positive(env, "OPSGRAPH_CONTEXT_TOKENS", 8192)),
         direct_proposals=_switch(env, "OPSGRAPH_DIRECT_PROPOSALS", False),

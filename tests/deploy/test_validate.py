@@ -120,6 +120,7 @@ def test_both_functions_trace_and_log_to_groups_with_a_retention(
         group = props["LoggingConfig"]["LogGroup"]["Ref"]
         assert groups[group]["RetentionInDays"] == {"Ref": "LogRetentionDays"}
         assert props["Environment"]["Variables"]["OPSGRAPH_LOG_FORMAT"] == "json"
+        assert props["Environment"]["Variables"]["OPSGRAPH_TRACES"] == "xray"
 
 
 def test_the_alarms_watch_the_dead_letters_errors_throttles_and_waiting_cards(

@@ -63,7 +63,9 @@ class RequestIds:
             else:
                 from opsgraph.telemetry.traces import span
 
-                with span("request", method=str(scope.get("method")),
+                headers = {key.decode("latin-1"): value.decode("latin-1")
+                           for key, value in scope["headers"]}
+                with span("request", headers=headers, method=str(scope.get("method")),
                           path=str(scope.get("path"))):
                     await self.app(scope, receive, send_with_id)
         finally:

@@ -62,7 +62,7 @@ List the tasks needed to do what the person asks, at most {MAX_TASKS}.
   change a record; cancel = call off or end; assign = give a shift to someone; send = an
   email or message; issue = an invoice; refund = money back; register = a place at an event.
 - instruction: one sentence an agent can act on alone; repeat every name, date, time and
-  amount from the request.
+  amount from the request, and add none it does not give (not today's).
 - depends_on: numbers of the earlier tasks whose results this task needs; usually [].
 - A message that asks nothing of the club (small talk, another subject): {{"tasks": []}}.
 

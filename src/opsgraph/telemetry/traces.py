@@ -1,58 +1,122 @@
 """Spans through the OpenTelemetry API: request → run → node → task → model call / tool
-→ store. The API alone records nothing (no SDK, no exporter: every span is a no-op, at
-the cost of a function call); on Lambda the ADOT layer installs the SDK and exports them
-to X-Ray. The API is imported on the first span, never on `/health`'s path, and not at
-all without an SDK.
+→ store.
+
+`OPSGRAPH_TRACES=xray` (the default on Lambda) sets up the SDK on the first span: a tracer
+provider whose batch processor hands the spans to ADOT's OTLP-over-UDP exporter, addressed to
+the X-Ray endpoint Lambda runs beside the function (`AWS_XRAY_DAEMON_ADDRESS`), and flushed
+when a request's span ends (Lambda may freeze the process between requests). A request's
+span continues the trace of its `X-Amzn-Trace-Id` header, so it hangs under Lambda's own
+segment. The SDK and the exporter are the `lambda` extra (`aws-opentelemetry-distro`), which
+the image installs: a container image takes no layers.
+
+Off (the default locally) every span is a no-op at the cost of a function call, nothing of
+OpenTelemetry is imported, and the store gets no command listener.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Iterator
-from typing import Any
+import logging
+import os
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
+from opsgraph.settings import get_settings
 from opsgraph.telemetry import context
 
+if TYPE_CHECKING:
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.trace import Tracer
+    from pymongo import monitoring
+
+log = logging.getLogger(__name__)
+
 TRACER = "opsgraph"
+XRAY_ADDRESS = "127.0.0.1:2000"
+"""Where Lambda's X-Ray endpoint listens when `AWS_XRAY_DAEMON_ADDRESS` is not set."""
+BATCH = 10
+"""Spans per UDP datagram: ADOT's own batch size on Lambda (a datagram holds 64 KB)."""
+
+
+@functools.cache
+def provider() -> TracerProvider | None:
+    """The process's tracer provider when traces are on and the SDK is installed, set up
+    once; None otherwise (a missing SDK is said once in the log, not raised: a trace is
+    never worth a failed request)."""
+    if get_settings().traces == "off":
+        return None
+    try:
+        # heavy: opentelemetry (cold start)
+        from amazon.opentelemetry.distro.otlp_udp_exporter import OTLPUdpSpanExporter
+        from opentelemetry import trace
+        from opentelemetry.sdk.resources import Resource
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import BatchSpanProcessor
+    except ModuleNotFoundError as exc:
+        log.warning("OPSGRAPH_TRACES=%s but the OpenTelemetry SDK is not installed (the "
+                    "`lambda` extra): no spans are sent (%s)", get_settings().traces, exc)
+        return None
+    address = os.environ.get("AWS_XRAY_DAEMON_ADDRESS", XRAY_ADDRESS).split()[0]
+    made = TracerProvider(resource=Resource.create({
+        "service.name": os.environ.get("AWS_LAMBDA_FUNCTION_NAME", "opsgraph"),
+        "cloud.provider": "aws", "cloud.platform": "aws_lambda"}))
+    made.add_span_processor(BatchSpanProcessor(OTLPUdpSpanExporter(endpoint=address),
+                                               max_export_batch_size=BATCH))
+    trace.set_tracer_provider(made)
+    return made
+
+
+@functools.cache
+def _tracer() -> Tracer | None:
+    made = provider()
+    return None if made is None else made.get_tracer(TRACER)
 
 
 @contextlib.contextmanager
-def span(name: str, **attributes: Any) -> Iterator[Any]:
+def span(name: str, headers: Mapping[str, str] | None = None,
+         **attributes: Any) -> Iterator[Any]:
     """A span named `name` around the block, with `attributes` and the ids of `context`;
-    an exception is recorded on it and raised on. Without an SDK the block just runs: the
-    API would record nothing, and the run's hot path pays nothing for it."""
-    if not sdk_installed():
+    an exception is recorded on it and raised on. `headers` (a request's) make it continue
+    the caller's X-Ray trace and flush the spans when it ends. Off, the block just runs."""
+    tracer = _tracer()
+    if tracer is None:
         yield None
         return
-    from opentelemetry import trace
-
     attrs: dict[str, str | int | float | bool] = {f"opsgraph.{k}": v
                                                   for k, v in context.ids().items()}
     attrs.update({f"opsgraph.{k}": v for k, v in attributes.items()
                   if isinstance(v, str | int | float | bool)})
-    with trace.get_tracer(TRACER).start_as_current_span(name, attributes=attrs) as current:
-        yield current
-
-
-@functools.cache
-def sdk_installed() -> bool:
-    """Whether an OpenTelemetry SDK is importable (ADOT on Lambda), looked up once: without
-    one every span is a no-op, and the store's command spans are not worth a listener."""
-    import importlib.util
-
+    parent = None if headers is None else _xray_parent(headers)
     try:
-        return importlib.util.find_spec("opentelemetry.sdk") is not None
-    except ModuleNotFoundError:  # no opentelemetry package at all
-        return False
+        with tracer.start_as_current_span(name, context=parent, attributes=attrs) as current:
+            yield current
+    finally:
+        if headers is not None:
+            made = provider()
+            if made is not None:
+                made.force_flush()
 
 
-def store_listeners() -> list[Any]:
+def _xray_parent(headers: Mapping[str, str]) -> Any:
+    """The trace context of an `X-Amzn-Trace-Id` header (Lambda's segment), or None."""
+    # heavy: opentelemetry (cold start)
+    from opentelemetry.propagators.aws import AwsXRayPropagator
+
+    sent = next((value for key, value in headers.items()
+                 if key.lower() == "x-amzn-trace-id"), None)
+    return None if sent is None else AwsXRayPropagator().extract({"X-Amzn-Trace-Id": sent})
+
+
+def store_listeners() -> list[monitoring.CommandListener]:
     """pymongo command listeners that make a span of every store command (`find`,
-    `update` ...), child of the span current in the thread that sent it; none without an
-    SDK."""
-    if not sdk_installed():
+    `update` ...), child of the span current in the thread that sent it; none when traces
+    are off."""
+    found = _tracer()
+    if found is None:
         return []
+    tracer: Tracer = found
+    # heavy: pymongo (cold start)
     from pymongo import monitoring
 
     class StoreSpans(monitoring.CommandListener):
@@ -60,15 +124,14 @@ def store_listeners() -> list[Any]:
             self._open: dict[tuple[int, object], Any] = {}
 
         def started(self, event: monitoring.CommandStartedEvent) -> None:
-            from opentelemetry import trace
-
-            current = trace.get_tracer(TRACER).start_span(
+            current = tracer.start_span(
                 f"store {event.command_name}",
                 attributes={"db.system": "mongodb", "db.name": event.database_name,
                             "db.operation": event.command_name})
             self._open[(event.request_id, event.connection_id)] = current
 
-        def _end(self, event: Any) -> None:
+        def _end(self, event: monitoring.CommandSucceededEvent
+                 | monitoring.CommandFailedEvent) -> None:
             current = self._open.pop((event.request_id, event.connection_id), None)
             if current is not None:
                 current.end()
