@@ -9,43 +9,23 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from opsgraph.errors import BadInput
+from opsgraph.cli.shared import (
+    Handler,
+    Subcommands,
+    add_json,
+    add_tenant,
+    out,
+    read_json_file,
+    tenant_scope,
+)
 
-
-def _cli() -> Any:
-    from opsgraph import cli
-
-    return cli
-
-
-def _scope(args: argparse.Namespace) -> Any:
-    """The tenant's scope (NotFound for a tenant that does not exist)."""
-    from opsgraph.store.scope import TenantScope
-
-    scope = TenantScope(_cli().store(), args.tenant.strip())
-    scope.require_tenant()
-    return scope
+if TYPE_CHECKING:
+    from opsgraph.harness.validate import HarnessInvalid
 
 
-def read_json_file(path: str) -> object:
-    """The JSON document in FILE (`-`: standard input)."""
-    try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise BadInput(f"FILE: cannot read {path}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise BadInput(f"FILE: {path} is not UTF-8 text") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise BadInput(f"FILE: {path} is not JSON: {exc.msg} at line {exc.lineno}, column "
-                       f"{exc.colno}") from None
-
-
-def _problems(exc: Any) -> int:
+def _problems(exc: HarnessInvalid) -> int:
     for problem in exc.problems:
         print(f"{problem['path']}: {problem['message']}", file=sys.stderr)
     return 2
@@ -62,9 +42,9 @@ def cmd_schema(args: argparse.Namespace) -> int:
 def cmd_get(args: argparse.Namespace) -> int:
     from opsgraph.harness import versions
 
-    got = versions.get(_scope(args), args.version)
+    got = versions.get(tenant_scope(args), args.version)
     if args.json:
-        _cli().out(args, got)
+        out(args, got)
     else:
         state = "active" if got["active"] else "not active"
         print(f"# version {got['version']} ({state})", file=sys.stderr)
@@ -86,7 +66,7 @@ def cmd_versions(args: argparse.Namespace) -> int:
                          f" {r['note']}".rstrip())
         return "\n".join(lines)
 
-    _cli().out(args, versions.list_versions(_scope(args)), human)
+    out(args, versions.list_versions(tenant_scope(args)), human)
     return 0
 
 
@@ -96,13 +76,12 @@ def cmd_set(args: argparse.Namespace) -> int:
 
     doc = read_json_file(args.file)
     try:
-        number, changes = versions.save(_scope(args), doc, actor=args.user, note=args.note)
+        number, changes = versions.save(tenant_scope(args), doc, actor=args.user, note=args.note)
     except HarnessInvalid as exc:
         return _problems(exc)
-    data = {"version": number, "changes": changes}
-    _cli().out(args, data, lambda d: "\n".join(
-        [f"saved version {d['version']} (not active; {len(d['changes'])} change(s) from the "
-         "active version)", *(f"  {c['op']:<8} {c['path']}" for c in d["changes"])]))
+    out(args, {"version": number, "changes": changes}, lambda _: "\n".join(
+        [f"saved version {number} (not active; {len(changes)} change(s) from the active "
+         "version)", *(f"  {c['op']:<8} {c['path']}" for c in changes)]))
     return 0
 
 
@@ -113,7 +92,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         doc = validate(read_json_file(args.file))
     except HarnessInvalid as exc:
         return _problems(exc)
-    _cli().out(args, {"valid": True, "steps": len(doc.steps), "tests": len(doc.tests)},
+    out(args, {"valid": True, "steps": len(doc.steps), "tests": len(doc.tests)},
                lambda d: f"valid: {d['steps']} step(s), {d['tests']} test(s)")
     return 0
 
@@ -132,20 +111,20 @@ def cmd_test(args: argparse.Namespace) -> int:
     from opsgraph.evals.harness_tests import run_tests
     from opsgraph.harness import versions
 
-    scope = _scope(args)
+    scope = tenant_scope(args)
     number = versions.active(scope)[0] if args.version is None else args.version
     report = run_tests(scope, number, versions.load(scope, number), model=args.model)
     versions.record_test(scope, number, report)
-    _cli().out(args, report, lambda r: "\n".join(_report_lines(r)))
+    out(args, report, lambda r: "\n".join(_report_lines(r)))
     return 1 if report["failed"] else 0
 
 
 def cmd_activate(args: argparse.Namespace) -> int:
     from opsgraph.evals.harness_tests import activate_checked
 
-    done = activate_checked(_scope(args), args.version, actor=args.user, force=args.force,
+    done = activate_checked(tenant_scope(args), args.version, actor=args.user, force=args.force,
                             model=args.model)
-    _cli().out(args, done, lambda d: "\n".join([
+    out(args, done, lambda d: "\n".join([
         *_report_lines(d["tests"]),
         f"version {d['version']} is active (was version {d['previous']})"
         + (" — forced past failing tests" if d["forced"] else "")]))
@@ -155,8 +134,8 @@ def cmd_activate(args: argparse.Namespace) -> int:
 def cmd_rollback(args: argparse.Namespace) -> int:
     from opsgraph.harness import versions
 
-    done = versions.rollback(_scope(args), actor=args.user)
-    _cli().out(args, done, lambda d: f"version {d['version']} is active again "
+    done = versions.rollback(tenant_scope(args), actor=args.user)
+    out(args, done, lambda d: f"version {d['version']} is active again "
                f"(was version {d['previous']})")
     return 0
 
@@ -164,31 +143,31 @@ def cmd_rollback(args: argparse.Namespace) -> int:
 def cmd_diagram(args: argparse.Namespace) -> int:
     from opsgraph.harness import diagram, versions
 
-    scope = _scope(args)
+    scope = tenant_scope(args)
     number = versions.active(scope)[0] if args.version is None else args.version
     doc = versions.load(scope, number)
     text = diagram.svg(doc) if args.format == "svg" else diagram.mermaid(doc)
     if args.json:
-        _cli().out(args, {"version": number, "format": args.format, "diagram": text})
+        out(args, {"version": number, "format": args.format, "diagram": text})
     else:
         print(text, end="")
     return 0
 
 
-def add_harness_command(sub: Any) -> None:
+def add_harness_command(sub: Subcommands) -> None:
     """`opsgraph harness schema|get|versions|set|validate|test|activate|rollback|diagram`."""
     harness = sub.add_parser(
         "harness", help="the tenant's harness: versioned, tested logic around the supervisor"
     ).add_subparsers(dest="harness_command", required=True)
 
-    def command(name: str, func: Any, help: str, *, actor: bool = False,
+    def command(name: str, func: Handler, help: str, *, actor: bool = False,
                 ) -> argparse.ArgumentParser:
-        p: argparse.ArgumentParser = harness.add_parser(name, help=help)
-        p.add_argument("--tenant", default="demo")
+        p = harness.add_parser(name, help=help)
+        add_tenant(p)
         if actor:
             p.add_argument("--user", default="cli", help="who is acting (kept with the "
                            "version and in the audit trail)")
-        p.add_argument("--json", action="store_true")
+        add_json(p)
         p.set_defaults(func=func)
         return p
 

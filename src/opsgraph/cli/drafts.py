@@ -5,27 +5,20 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from opsgraph.cli.shared import Subcommands, add_json, add_principal, out, tenant_principal
 from opsgraph.errors import BadInput
-
-AddPrincipal = Callable[[argparse.ArgumentParser, str | None], None]
-
-
-def _cli() -> Any:
-    from opsgraph import cli
-
-    return cli
-
-
-def _principal(args: argparse.Namespace) -> Any:
-    from opsgraph.store.scope import TenantScope
-
-    principal = _cli().principal_from(args, "staff")
-    TenantScope.of(principal, _cli().store()).require_tenant()
-    return principal
+from opsgraph.jobs.drafts import (
+    STATES,
+    discard_draft,
+    edit_draft,
+    get_draft,
+    list_drafts,
+    send_draft,
+)
+from opsgraph.store.scope import TenantScope
 
 
 def _body(args: argparse.Namespace) -> str | None:
@@ -71,50 +64,39 @@ def _row(d: dict[str, Any]) -> str:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from opsgraph.jobs.drafts import list_drafts
-    from opsgraph.store.scope import TenantScope
-
-    listed = list_drafts(TenantScope.of(_principal(args)), args.status)
-    _cli().out(args, listed, lambda d: "\n".join(map(_row, d["drafts"])) or "no drafts")
+    listed = list_drafts(TenantScope.of(tenant_principal(args, "staff")), args.status)
+    out(args, listed, lambda d: "\n".join(map(_row, d["drafts"])) or "no drafts")
     return 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from opsgraph.jobs.drafts import get_draft
-    from opsgraph.store.scope import TenantScope
-
-    _cli().out(args, get_draft(TenantScope.of(_principal(args)), args.draft_id), draft_text)
+    scope = TenantScope.of(tenant_principal(args, "staff"))
+    out(args, get_draft(scope, args.draft_id), draft_text)
     return 0
 
 
 def cmd_edit(args: argparse.Namespace) -> int:
-    from opsgraph.jobs.drafts import edit_draft
-
-    edited = edit_draft(_principal(args), args.draft_id, subject=args.subject, body=_body(args))
-    _cli().out(args, edited, draft_text)
+    principal = tenant_principal(args, "staff")
+    edited = edit_draft(principal, args.draft_id, subject=args.subject, body=_body(args))
+    out(args, edited, draft_text)
     return 0
 
 
 def cmd_send(args: argparse.Namespace) -> int:
-    from opsgraph.jobs.drafts import send_draft
-
-    sent = send_draft(_principal(args), args.draft_id, subject=args.subject, body=_body(args))
-    _cli().out(args, sent, lambda d: f"{_row(d)}\nchange {d['change']['change_id']} waits "
-                                     "for a manager (opsgraph approvals list)")
+    principal = tenant_principal(args, "staff")
+    sent = send_draft(principal, args.draft_id, subject=args.subject, body=_body(args))
+    out(args, sent, lambda d: f"{_row(d)}\nchange {d['change']['change_id']} waits "
+                              "for a manager (opsgraph approvals list)")
     return 0
 
 
 def cmd_discard(args: argparse.Namespace) -> int:
-    from opsgraph.jobs.drafts import discard_draft
-
-    _cli().out(args, discard_draft(_principal(args), args.draft_id), _row)
+    out(args, discard_draft(tenant_principal(args, "staff"), args.draft_id), _row)
     return 0
 
 
-def add_drafts_command(sub: Any, add_principal: AddPrincipal) -> None:
+def add_drafts_command(sub: Subcommands) -> None:
     """The `drafts` command group."""
-    from opsgraph.jobs.drafts import STATES
-
     drafts = sub.add_parser("drafts", help="reply drafts of inbound email").add_subparsers(
         dest="drafts_command", required=True)
     commands = {"list": ("the tenant's drafts, newest first", cmd_list),
@@ -133,5 +115,5 @@ def add_drafts_command(sub: Any, add_principal: AddPrincipal) -> None:
             p.add_argument("--body", default=None)
             p.add_argument("--body-file", default=None, metavar="PATH")
         add_principal(p, "staff")
-        p.add_argument("--json", action="store_true")
+        add_json(p)
         p.set_defaults(func=func)

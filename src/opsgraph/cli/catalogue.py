@@ -10,13 +10,8 @@ import argparse
 import json
 from typing import Any
 
+from opsgraph.cli.shared import Subcommands, add_json, add_tenant, out, read_json_file, store
 from opsgraph.errors import BadInput
-
-
-def _cli() -> Any:
-    from opsgraph import cli
-
-    return cli
 
 
 def _human(data: dict[str, Any]) -> str:
@@ -35,38 +30,36 @@ def _human(data: dict[str, Any]) -> str:
 def cmd_list(args: argparse.Namespace) -> int:
     from opsgraph.operations.catalogue_admin import list_objects
 
-    _cli().out(args, list_objects(_cli().store(), args.tenant.strip(), args.type), _human)
+    out(args, list_objects(store(), args.tenant.strip(), args.type), _human)
     return 0
 
 
 def cmd_get(args: argparse.Namespace) -> int:
     from opsgraph.operations.catalogue_admin import get_object
 
-    _cli().out(args, get_object(_cli().store(), args.tenant.strip(), args.key), _human)
+    out(args, get_object(store(), args.tenant.strip(), args.key), _human)
     return 0
 
 
 def cmd_put(args: argparse.Namespace) -> int:
-    from opsgraph.cli_harness import read_json_file
     from opsgraph.operations.catalogue_admin import put_object
 
     fields = read_json_file(args.file)
     if not isinstance(fields, dict):
         raise BadInput(f"FILE: {args.file} holds no JSON object (the object's fields)")
-    _cli().out(args, put_object(_cli().store(), args.tenant.strip(), args.key, fields,
-                                actor=args.user, if_version=args.if_version), _human)
+    out(args, put_object(store(), args.tenant.strip(), args.key, fields, actor=args.user,
+                         if_version=args.if_version), _human)
     return 0
 
 
 def cmd_rm(args: argparse.Namespace) -> int:
     from opsgraph.operations.catalogue_admin import remove_object
 
-    _cli().out(args, remove_object(_cli().store(), args.tenant.strip(), args.key,
-                                   actor=args.user), _human)
+    out(args, remove_object(store(), args.tenant.strip(), args.key, actor=args.user), _human)
     return 0
 
 
-def add_catalogue_command(sub: Any) -> None:
+def add_catalogue_command(sub: Subcommands) -> None:
     """`opsgraph catalogue list [--type T] | get KEY | put KEY FILE [--if-version N] | rm KEY`."""
     cat = sub.add_parser("catalogue", help="the tenant's catalogue: resources, classes, "
                          "events, plans, products, price lists").add_subparsers(
@@ -87,7 +80,7 @@ def add_catalogue_command(sub: Any) -> None:
     p.add_argument("key", metavar="KEY")
     p.set_defaults(func=cmd_rm)
     for name, p in cat.choices.items():
-        p.add_argument("--tenant", default="demo")
+        add_tenant(p)
         if name in ("put", "rm"):
             p.add_argument("--user", default="cli", help="who is acting (in the audit trail)")
-        p.add_argument("--json", action="store_true")
+        add_json(p)
