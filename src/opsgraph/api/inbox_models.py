@@ -40,6 +40,7 @@ else:
         "DraftChange", ("change_id", "status", "status_label", "decided_by_name", "decided_at",
                         "feedback", "summary"),
         base=Out, doc="The pending `communications.send_email` change a sent draft waits on.",
+        # the label as the draft shows it (no description here), the decider by name
         served={"status_label": str, "decided_by_name": str | None})
 
 
