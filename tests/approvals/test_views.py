@@ -26,6 +26,7 @@ ENDED = PendingChange.model_validate({
 def test_the_card_and_the_listing_carry_every_field_their_views_name() -> None:
     card, listed = ENDED.card(), ENDED.to_json()
     assert list(card) == list(CARD)
+    assert listed.items() >= card.items()  # the listing is every field, the card's among them
     assert set(Card.model_fields) <= set(card)
     assert set(Change.model_fields) <= set(listed) and "lease_token" not in listed
     Card.model_validate(card)

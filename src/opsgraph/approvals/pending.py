@@ -146,9 +146,9 @@ class PendingChange(BaseModel):
 
     def to_json(self) -> dict[str, Any]:
         """The change as API and CLI callers see it (datetimes ISO 8601, no lease tokens):
-        every field, and the card's."""
+        every field, the computed ones (the card's) last."""
         body: dict[str, Any] = to_json(self.model_dump(exclude={"lease_token"}))
-        return {**body, **self.card()}
+        return body
 
     def card(self) -> dict[str, Any]:
         """The card of the `approval_required` event and the lists (docs/reference.md)."""
