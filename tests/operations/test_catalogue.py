@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+import typing
 from typing import Any
 
 import pytest
@@ -89,6 +91,19 @@ def test_every_input_field_is_described(op_id: str) -> None:
     op = get_operation(op_id)
     assert _undocumented(op.input) == []
     assert op.description
+
+
+@pytest.mark.parametrize("op_id", sorted(CONTRACT))
+def test_every_handler_takes_the_validated_input_model(op_id: str) -> None:
+    # invoke validates the raw arguments once, into op.input; a handler reads that model
+    # (or a base of it), never a dict, so its schema and what it reads cannot drift
+    op = get_operation(op_id)
+    handlers = [h for h in (op.run, op.preview, op.apply, op.authorize) if h is not None]
+    assert handlers
+    for handler in handlers:
+        args = list(inspect.signature(handler).parameters)[1]
+        taken = typing.get_type_hints(handler)[args]
+        assert isinstance(taken, type) and issubclass(op.input, taken), (handler, taken)
 
 
 def test_references_point_at_domain_collections() -> None:

@@ -27,6 +27,8 @@ from starlette.responses import JSONResponse, Response
 from opsgraph.api.db import db
 from opsgraph.api.principals import caller, require_roles
 from opsgraph.errors import NotFound, Unprocessable
+from opsgraph.harness.modules import SETTING as MODULES
+from opsgraph.harness.modules import check_names, shipped
 from opsgraph.principal import Channel, Principal, Role, parse_role
 from opsgraph.settings import get_settings
 
@@ -111,11 +113,11 @@ def read_tenant_settings(tenant_id: str) -> dict[str, Any]:
     from opsgraph.operations.currency import currency_code
 
     doc = db()["tenants"].find_one({"_id": tenant_id}, {
-        "capability_mode": 1, "off_topic_reply": 1, "modules": 1,
+        "capability_mode": 1, "off_topic_reply": 1, MODULES: 1,
         "harness_agent_may_force": 1, SETTING: 1, "currency": 1}) or {}
     return {"capability_mode": str(doc.get("capability_mode") or DEFAULT_CAPABILITY_MODE),
             "off_topic_reply": str(doc.get("off_topic_reply") or ""),
-            "modules": [str(name) for name in doc.get("modules") or []],
+            "modules": [str(name) for name in doc.get(MODULES) or []],
             "harness_agent_may_force": doc.get("harness_agent_may_force") is True,
             SETTING: covered_operations(doc), "currency": currency_code(doc),
             "choices": _choices()}
@@ -124,7 +126,6 @@ def read_tenant_settings(tenant_id: str) -> dict[str, Any]:
 def _choices() -> dict[str, list[str]]:
     """What the settings page offers: the shipped modules, the write operations, and the
     currencies written with a symbol."""
-    from opsgraph.harness.modules import shipped
     from opsgraph.operations.catalogue import CATALOGUE
     from opsgraph.operations.currency import SYMBOLS
 
@@ -139,13 +140,12 @@ def set_tenant_settings(principal: Principal, capability_mode: str,
                         duties: list[str] | None = None, currency: str | None = None,
                         ) -> dict[str, Any]:
     from opsgraph.approvals.duties import SETTING, check_operations
-    from opsgraph.harness.modules import check_names
 
     changes: dict[str, Any] = {"capability_mode": capability_mode}
     if off_topic_reply is not None:  # absent: unchanged; "": the generic reply again
         changes["off_topic_reply"] = off_topic_reply.strip()
     if modules is not None:  # absent: unchanged
-        changes["modules"] = check_names(modules)
+        changes[MODULES] = check_names(modules)
     if may_force is not None:  # absent: unchanged
         changes["harness_agent_may_force"] = may_force
     if duties is not None:  # absent: unchanged; []: off

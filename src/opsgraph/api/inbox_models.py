@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
 from opsgraph.api.request_models import Body
 from opsgraph.api.response_models import Card, Open, Out, Person, Source
+from opsgraph.approvals.views import change_view
 
 MAX_SUBJECT_CHARS = 300
 MAX_BODY_CHARS = 20_000
@@ -32,16 +33,15 @@ class DraftOriginal(Open):
     body: str | None = None
 
 
-class DraftChange(Out):
-    """The pending `communications.send_email` change a sent draft waits on."""
-
-    change_id: str
-    status: str
-    status_label: str
-    decided_by_name: str | None
-    decided_at: str | None
-    feedback: str | None
-    summary: str
+if TYPE_CHECKING:  # mypy reads a view as its base; pydantic builds it from the stored change
+    DraftChange = Out
+else:
+    DraftChange = change_view(
+        "DraftChange", ("change_id", "status", "status_label", "decided_by_name", "decided_at",
+                        "feedback", "summary"),
+        base=Out, doc="The pending `communications.send_email` change a sent draft waits on.",
+        # the label as the draft shows it (no description here), the decider by name
+        served={"status_label": str, "decided_by_name": str | None})
 
 
 class Draft(Open):
@@ -81,17 +81,18 @@ class FieldRow(Out):
     changed: bool
 
 
-class DecidedChange(Card):
-    """A change that ended, with who decided and when."""
-
-    decision: str | None
-    decided_by: Person | None = Field(description="Who decided, by name; null when nobody "
-                                                  "did (expired, orphaned, withdrawn).")
-    decided_at: str | None
-    finished_at: str
-    feedback: str | None
-    withdrawn_reason: str | None
-    fields: list[FieldRow]
+if TYPE_CHECKING:
+    DecidedChange = Card
+else:
+    DecidedChange = change_view(
+        "DecidedChange", ("decision", "decided_by", "decided_at", "finished_at", "feedback",
+                          "withdrawn_reason", "fields"),
+        base=Card, doc="A change that ended, with who decided and when.",
+        served={"decided_by": Annotated[Person | None, Field(
+                    description="Who decided, by name; null when nobody did (expired, "
+                                "orphaned, withdrawn).")],
+                "finished_at": str,  # the history lists the changes that ended
+                "fields": list[FieldRow]})
 
 
 class ChangeHistory(Out):

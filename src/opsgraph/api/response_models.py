@@ -6,9 +6,11 @@ result, an event's data) list the fields a client relies on and allow more.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel
+
+from opsgraph.approvals.views import change_view
 
 
 class Out(BaseModel):
@@ -58,21 +60,13 @@ class Source(Open):
     title: str
 
 
-class Change(Open):
-    """A pending change as `GET /v1/approvals` lists it (datetimes ISO 8601)."""
-
-    change_id: str
-    thread_id: str
-    task_id: str
-    agent: str
-    operation: str
-    args: dict[str, Any]
-    old: dict[str, Any]
-    new: dict[str, Any]
-    summary: str
-    status: str
-    created_at: str
-    expires_at: str
+if TYPE_CHECKING:  # mypy reads a view as its base; pydantic builds it from the stored change
+    Change = Open
+else:
+    Change = change_view(
+        "Change", ("change_id", "thread_id", "task_id", "agent", "operation", "args", "old",
+                   "new", "summary", "status", "created_at", "expires_at"),
+        base=Open, doc="A pending change as `GET /v1/approvals` lists it (datetimes ISO 8601).")
 
 
 class Changes(Out):
@@ -359,19 +353,14 @@ class TokenEvent(Open):
     text: str
 
 
-class Card(Open):
-    change_id: str
-    operation: str
-    summary: str
-    old: dict[str, Any]
-    new: dict[str, Any]
-    args: dict[str, Any]
-    status: str
-    thread_id: str
-    requested_by: Person
-    request: str = Field(description="The message that produced the change.")
-    created_at: str
-    expires_at: str
+CARD_SHOWN: Final = ("change_id", "operation", "summary", "old", "new", "args", "status",
+                     "thread_id", "requested_by", "request", "created_at", "expires_at")
+"""The fields of a change's card (`PendingChange.card`) a client relies on."""
+if TYPE_CHECKING:
+    Card = Open
+else:
+    Card = change_view("Card", CARD_SHOWN, base=Open, doc=None,
+                       served={"requested_by": Person})
 
 
 class ApprovalRequired(Open):

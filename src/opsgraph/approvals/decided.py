@@ -30,6 +30,9 @@ DEFAULT_LIMIT: Final = 25
 MAX_LIMIT: Final = 100
 MAX_QUERY: Final = 200
 SEARCHED: Final = ("summary", "request", "proposed_by_name", "feedback", "operation")
+DECISION: Final = ("decision", "decided_by", "decided_at", "finished_at", "feedback",
+                   "withdrawn_reason", "error")
+"""What a row adds to the change's card (`decided_by` by name)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,11 +148,8 @@ def _decider(user_id: str | None, names: Mapping[str, str]) -> Document | None:
 
 def _row(change: PendingChange, names: Mapping[str, str]) -> Document:
     row: Document = change.card()
-    row.update(to_json({
-        "decision": change.decision, "decided_by": _decider(change.decided_by, names),
-        "decided_at": change.decided_at, "finished_at": change.finished_at,
-        "feedback": change.feedback, "withdrawn_reason": change.withdrawn_reason,
-        "error": change.error}))
+    row.update(to_json({name: getattr(change, name) for name in DECISION}))
+    row["decided_by"] = _decider(change.decided_by, names)
     return row
 
 

@@ -20,9 +20,9 @@ import json
 import time
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 from pymongo.errors import DuplicateKeyError
 
 from opsgraph.approvals.fields import change_fields
@@ -87,7 +87,7 @@ class PendingChange(BaseModel):
     fingerprint: str
     proposed_by: str
     proposed_by_name: str | None = None
-    request: str = ""
+    request: str = Field("", description="The message that produced the change.")
     """The message of the run that proposed it (set as the run pauses on it)."""
     origin: Literal["run", "draft"] = "run"
     """`run`: an agent's run proposed it and waits for it. `draft`: a person sent a reply
@@ -126,40 +126,40 @@ class PendingChange(BaseModel):
         threads = [self.thread_id, *(r.thread_id for r in reversed(self.earlier_runs))]
         return list(dict.fromkeys(threads))
 
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def status_label(self) -> str:
+        """The status in people's words."""
+        return change_label(self.status)
+
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def requested_by(self) -> dict[str, str]:
         """`{user_id, name}` of whoever asked for the change."""
         return {"user_id": self.proposed_by, "name": self.proposed_by_name or self.proposed_by}
 
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def fields(self) -> list[dict[str, Any]]:
+        """Its fields in words, old → new (`approvals.fields`)."""
+        return change_fields(self.old, self.new, self.currency)
+
     def to_json(self) -> dict[str, Any]:
         """The change as API and CLI callers see it (datetimes ISO 8601, no lease tokens):
-        every field, and the card's."""
+        every field, the computed ones (the card's) last."""
         body: dict[str, Any] = to_json(self.model_dump(exclude={"lease_token"}))
-        return {**body, **self.card()}
+        return body
 
     def card(self) -> dict[str, Any]:
         """The card of the `approval_required` event and the lists (docs/reference.md)."""
-        body: dict[str, Any] = to_json({
-            "change_id": self.change_id,
-            "operation": self.operation,
-            "summary": self.summary,
-            "old": self.old,
-            "new": self.new,
-            "args": self.args,
-            "task_id": self.task_id,
-            "thread_id": self.thread_id,
-            "status": self.status,
-            "status_label": change_label(self.status),
-            "requested_by": self.requested_by,
-            "request": self.request,
-            "waits_for": list(self.waits_for),
-            "origin": self.origin,
-            "fields": change_fields(self.old, self.new, self.currency),
-            "created_at": self.created_at,
-            "expires_at": self.expires_at,
-        })
+        body: dict[str, Any] = to_json({name: getattr(self, name) for name in CARD})
         return body
 
+
+CARD: Final = ("change_id", "operation", "summary", "old", "new", "args", "task_id",
+               "thread_id", "status", "status_label", "requested_by", "request", "waits_for",
+               "origin", "fields", "created_at", "expires_at")
+"""The fields of a change's card, in its order (`PendingChange.card`)."""
 
 def note_request(scope: TenantScope, change_ids: list[str], request: str) -> None:
     """Record the message that produced these changes, where none is recorded yet."""

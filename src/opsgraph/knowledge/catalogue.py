@@ -128,11 +128,6 @@ MODELS: dict[str, type[CatalogueObject]] = {
 TYPES = tuple(MODELS)
 
 
-def object_id(tenant: str, key: str) -> str:
-    """The stored id of a tenant's catalogue object."""
-    return f"cat_{tenant}_{key}"
-
-
 _BOOKKEEPING = frozenset({"_id", "tenant_id", *KEY_FIELDS})
 """Stored beside an object's own fields: its ids and its name's search keys."""
 

@@ -20,9 +20,10 @@ from pymongo.errors import DuplicateKeyError
 
 from opsgraph.audit import record_transition
 from opsgraph.errors import BadInput, Conflict, NotFound
-from opsgraph.knowledge.catalogue import MODELS, TYPES, object_id, validate
+from opsgraph.knowledge.catalogue import MODELS, TYPES, validate
 from opsgraph.knowledge.documents import bump_knowledge_version
 from opsgraph.operations.invoke import new_change_id
+from opsgraph.store.catalogue_ids import object_id
 from opsgraph.store.scope import TenantScope
 from opsgraph.store.search_keys import KEY_FIELDS, with_keys
 

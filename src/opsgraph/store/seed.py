@@ -33,6 +33,7 @@ from pymongo import UpdateOne
 from pymongo.database import Database
 from pymongo.errors import BulkWriteError
 
+from opsgraph.store.catalogue_ids import object_id
 from opsgraph.store.indexes import ensure_indexes
 from opsgraph.store.search_keys import with_keys
 from opsgraph.store.sections import sections, title_of
@@ -384,7 +385,7 @@ class DemoData:
         if name is None:
             return []
         spec: Document = yaml.safe_load((DATA_DIR / name).read_text(encoding="utf-8"))
-        return [{"_id": f"cat_{self.tenant}_{entry['id']}", "key": entry["id"],
+        return [{"_id": object_id(self.tenant, entry["id"]), "key": entry["id"],
                  "type": kind or entry["type"],
                  **{k: v for k, v in entry.items() if k not in ("id", "type")}}
                 for section, kind in CATALOGUE_SECTIONS.items()
