@@ -204,6 +204,12 @@ def test_agent_words_keep_an_answer_and_drop_the_machinery() -> None:
                                                                       "1\n- Court 2")
     assert agent_words("<tool_call>{\"name\": \"x\"}</tool_call>Open 7-22.") == "Open 7-22."
     assert agent_words("I'll use bookings_list first. Done?") == "Done?"
+    # a call the local model wrote as markup of its own (held-out bookings-03, 2026-12-02)
+    assert agent_words("<tools>\n    <arguments>\n    </arguments>\n</tools>\n\n"
+                       "Court 2 is free at 19:00.") == "Court 2 is free at 19:00."
+    assert agent_words("Court 2 is free.</arguments>") == "Court 2 is free."
+    assert agent_words("Use a <b>racket</b> with a <tooltip>.") == (
+        "Use a <b>racket</b> with a <tooltip>.")
 
 
 # -- 4. questions go to knowledge -----------------------------------------------------------

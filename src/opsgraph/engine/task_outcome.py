@@ -66,8 +66,13 @@ def loop_status(acts: bool, loop: LoopResult) -> tuple[TaskStatus, str | None]:
     return ("partial" if read_any else "failed"), f"could not read {what}"
 
 
-_MARKUP = re.compile(r"<(tool_call|tool_response|function_call|\|[a-z_]+\|)[^>]*>.*?"
-                     r"(?:</\1>|$)|```.*?(?:```|$)|<\|[a-z_]+\|>", re.DOTALL | re.IGNORECASE)
+_MARKUP = re.compile(r"<(tool_calls?|tool_response|tools?|function_call|functions?|arguments"
+                     r"|parameters?|invoke|\|[a-z_]+\|)(?:\s[^>]*)?>.*?(?:</\1>|$)"
+                     r"|</(?:tool_calls?|tool_response|tools?|function_call|functions?"
+                     r"|arguments|parameters?|invoke)>|```.*?(?:```|$)|<\|[a-z_]+\|>",
+                     re.DOTALL | re.IGNORECASE)
+"""A tool call a small model wrote as text (`<tool_call>`, `<tools><arguments>` ...) to its
+end, a stray closing tag, a code fence, a chat-template token."""
 _TOOLISH = re.compile(rf"\b(?:{'|'.join(DOMAINS)})_[a-z_]+\b|\btool[_ ]?(?:call|response)s?\b"
                       r"|\bI(?:'ll| will| am going to| shall| need to)\s+(?:now\s+)?"
                       r"(?:call|use|invoke|run)\b", re.IGNORECASE)

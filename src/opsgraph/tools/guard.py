@@ -33,6 +33,20 @@ def _call(op: Operation, ctx: Context, kind: ToolKind, plan: Plan, raw: Any) -> 
     return ToolOutcome(True, body, proposal=Proposal(op.id, previewed.json_args, preview))
 
 
+def as_given(op: Operation, raw: Any) -> Any:
+    """The model's arguments without the optional ones it left empty (`""`, or blanks): the
+    schema it is shown gives an optional field as its plain type, so a small model fills one
+    it has nothing for with an empty string (`bookings_list {member: ""}` for "who has court
+    2 today?"); that is read as not given, as null is. A required field keeps its value, for
+    its error to name."""
+    if not isinstance(raw, dict):
+        return raw
+    fields = op.input.model_fields
+    return {key: value for key, value in raw.items()
+            if not (isinstance(value, str) and not value.strip() and key in fields
+                    and not fields[key].is_required())}
+
+
 def for_model(op: Operation, exc: OpsgraphError) -> Any:
     """What the model is told about a refused or bad call."""
     if isinstance(exc, AmbiguousReference):
@@ -55,7 +69,7 @@ def guard(op: Operation, ctx: Context, kind: ToolKind,
 
     def call(raw: Any) -> ToolOutcome:
         try:
-            return _call(op, ctx, kind, plan, raw)
+            return _call(op, ctx, kind, plan, as_given(op, raw))
         except OpsgraphError as exc:
             return ToolOutcome(False, for_model(op, exc))
         except Exception:
