@@ -163,11 +163,14 @@ class RunContext:
             self._few_shot_agents = agents_with_examples(self.scope)
         return self._few_shot_agents
 
-    def today_line(self) -> str:
-        """`Monday 30 November 2026 (2026-11-30), 18:05 Europe/London` — what models are told."""
+    def today_line(self, clock: bool = True) -> str:
+        """`Monday 30 November 2026 (2026-11-30), 18:05 Europe/London` — what models are told;
+        without the `clock` (the planner's: a small model copied the run's own time into an
+        instruction the request gave no time for) `Monday 30 November 2026 (2026-11-30),
+        Europe/London`."""
         now = self.local_now()
-        return (f"{now:%A} {now.day} {now:%B %Y} ({now:%Y-%m-%d}), {now:%H:%M} "
-                f"{self.timezone}")
+        return (f"{now:%A} {now.day} {now:%B %Y} ({now:%Y-%m-%d}), "
+                + (f"{now:%H:%M} " if clock else "") + self.timezone)
 
 
 ROLE_ORDER = ("admin", "manager", "staff", "member", "visitor")

@@ -146,7 +146,7 @@ def _planner_messages(ctx: RunContext, spec: str, request: str, history: list[Tu
         by_what.setdefault(what, []).append(key)
     listed = "\n".join(f"- {', '.join(keys)}: {what}" for what, keys in by_what.items())
     context = render_history(history[:-1])
-    human = (f"Today: {ctx.today_line()}. Caller: {ctx.caller_line()}, "
+    human = (f"Today: {ctx.today_line(clock=False)}. Caller: {ctx.caller_line()}, "
              f"channel {ctx.principal.channel.value}.\n"
              f"Capabilities for this request:\n{listed}\n\n"
              + (f"Conversation so far:\n{context}\n\n" if context else "")
