@@ -32,6 +32,7 @@ from starlette.types import Message, Receive, Scope, Send
 
 from opsgraph.api.error_responses import error_response
 from opsgraph.api.principals import principal_of, tenant_exists
+from opsgraph.api.request_models import RunRequest
 from opsgraph.api.runs import start_run
 from opsgraph.errors import BadInput, OpsgraphError
 from opsgraph.principal import Channel, Principal
@@ -59,15 +60,9 @@ ASK_DESCRIPTION = (
 
 
 def ask_schema() -> dict[str, Any]:
-    """The input schema of `ask`: the message, and a thread to continue."""
-    from opsgraph.api.limits import MAX_MESSAGE_CHARS
-
-    return {"type": "object", "additionalProperties": False, "required": ["message"],
-            "properties": {
-                "message": {"type": "string", "minLength": 1, "maxLength": MAX_MESSAGE_CHARS,
-                            "description": "the request, as a person would write it"},
-                "thread_id": {"type": "string",
-                              "description": "continue this thread (from an earlier ask)"}}}
+    """The input schema of `ask`: `POST /v1/runs`'s body (the message, and a thread to
+    continue), from the same model."""
+    return RunRequest.model_json_schema()
 
 
 def mcp_principal(principal: Principal) -> Principal:
