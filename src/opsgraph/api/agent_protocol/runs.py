@@ -23,6 +23,7 @@ from starlette.responses import JSONResponse, Response
 from opsgraph.api.agent_protocol.bodies import RunCreate, read_body
 from opsgraph.api.agent_protocol.stream import ProtocolStream, sse_parts
 from opsgraph.api.agent_protocol.views import GRAPH_ID, RUN_STATUS, iso
+from opsgraph.api.limits import metered
 from opsgraph.api.principals import caller
 from opsgraph.api.runs import start_run
 from opsgraph.api.threads import path_thread_id, readable
@@ -76,7 +77,6 @@ def start_events(principal: Principal, thread_id: str, body: RunCreate,
     from opsgraph.api.agent_protocol.assistants import require_assistant
     from opsgraph.api.agent_protocol.inbox import decide_all, decisions_of
     from opsgraph.api.agent_protocol.views import graph_snapshot, interrupts_of, pending_cards
-    from opsgraph.api.limits import metered
 
     require_assistant(body.assistant_id)
     readable(principal, thread_id)
