@@ -157,8 +157,8 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
 
 def test_the_scan_sees_function_level_and_relative_imports() -> None:
     found = {(i.source, i.target) for i in imports()}
-    # api/app.py imports the direct-call path inside its route (cold-start laziness)
-    assert ("opsgraph.api.app", "opsgraph.operations.direct") in found
+    # api/app.py imports the MCP links inside create_app (cold-start laziness)
+    assert ("opsgraph.api.app", "opsgraph.api.mcp_user") in found
     assert ("opsgraph.cli", "opsgraph.cli.harness") in found  # `from opsgraph.cli import ...`
     assert ("opsgraph.operations.invoke", "opsgraph.audit") in found
 

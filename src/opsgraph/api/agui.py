@@ -18,6 +18,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from opsgraph.api.principals import caller
+from opsgraph.api.route_doc import ApiRoute
 from opsgraph.errors import BadInput
 from opsgraph.principal import Principal
 
@@ -94,3 +95,10 @@ async def run_agent(request: Request) -> Response:
             item = await run_in_threadpool(rest.next_item)
 
     return EventSourceResponse(stream(), ping=15)
+
+
+ROUTES = (
+    ApiRoute("POST", "/ag-ui", run_agent,
+             "AG-UI: a RunAgentInput run (or resumed) as AG-UI events", "bearer",
+             body="parts", request=("RunAgentInput",), errors=(403, 409, 410, 429)),
+)

@@ -14,7 +14,6 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
 
 from opsgraph.api.numbers import parse_number
 from opsgraph.api.principals import admin_caller
@@ -52,28 +51,25 @@ async def get_run(request: Request) -> Response:
                                                 str(request.path_params["run_id"])))
 
 
-ROUTES = [
-    Route("/v1/answer-log", list_runs, methods=["GET"]),
-    Route("/v1/answer-log/{run_id}", get_run, methods=["GET"]),
-]
-
-
-def openapi_routes() -> tuple[ApiRoute, ...]:
+def _page_params() -> tuple[Param, ...]:
     from opsgraph.engine.answer_log import MAX_LIMIT, OUTCOMES
 
     number = {"type": "string", "pattern": "^[0-9]{1,4}$"}
     return (
-        ApiRoute("GET", "/v1/answer-log", "The tenant's finished runs, newest first: request, "
-                 "steps, tools, model calls, sources, outcome (admin)", "bearer",
-                 errors=(400, 403), params=(
-                     Param("limit", "query", number, f"Runs per page (1 to {MAX_LIMIT})."),
-                     Param("before", "query", {"type": "string"},
-                           "The `cursor` of the last run of the previous page."),
-                     Param("outcome", "query", {"type": "string", "enum": list(OUTCOMES)},
-                           "Only runs that finished so."),
-                     Param("days", "query", number, "Only runs of the last N days."))),
-        ApiRoute("GET", "/v1/answer-log/{run_id}", "One finished run: its plan, tasks and "
-                 "the tools they called, sources, model calls and outcome (admin)", "bearer",
-                 errors=(403,), params=(
-                     Param("run_id", "path", {"type": "string"}, "The run's id."),)),
-    )
+        Param("limit", "query", number, f"Runs per page (1 to {MAX_LIMIT})."),
+        Param("before", "query", {"type": "string"},
+              "The `cursor` of the last run of the previous page."),
+        Param("outcome", "query", {"type": "string", "enum": list(OUTCOMES)},
+              "Only runs that finished so."),
+        Param("days", "query", number, "Only runs of the last N days."))
+
+
+ROUTES = (
+    ApiRoute("GET", "/v1/answer-log", list_runs, "The tenant's finished runs, newest first: "
+             "request, steps, tools, model calls, sources, outcome (admin)", "bearer",
+             errors=(400, 403), params=_page_params),
+    ApiRoute("GET", "/v1/answer-log/{run_id}", get_run, "One finished run: its plan, tasks "
+             "and the tools they called, sources, model calls and outcome (admin)", "bearer",
+             errors=(403,), params=(Param("run_id", "path", {"type": "string"},
+                                          "The run's id."),)),
+)

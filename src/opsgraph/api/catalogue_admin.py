@@ -19,7 +19,6 @@ from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
 
 from opsgraph.api.db import db
 from opsgraph.api.principals import admin_caller
@@ -82,27 +81,22 @@ async def delete_object(request: Request) -> Response:
                                               actor=principal.user_id)))
 
 
-ROUTES = [
-    Route("/v1/catalogue", list_objects, methods=["GET"]),
-    Route("/v1/catalogue/{key}", put_object, methods=["PUT"]),
-    Route("/v1/catalogue/{key}", delete_object, methods=["DELETE"]),
-]
-
-
-def openapi_routes() -> tuple[ApiRoute, ...]:
+def _type_params() -> tuple[Param, ...]:
     from opsgraph.knowledge.catalogue import TYPES
 
-    key = Param("key", "path", {"type": "string", "pattern": KEY_PATTERN, "maxLength": 80},
-                "The object's key: lowercase words joined by `-` (`court-1`).")
-    return (
-        ApiRoute("GET", "/v1/catalogue", "The tenant's catalogue objects (admin)", "bearer",
-                 errors=(400, 403), params=(
-                     Param("type", "query", {"type": "string", "enum": list(TYPES)},
-                           "Only objects of this type."),)),
-        ApiRoute("PUT", "/v1/catalogue/{key}", "Add or replace a catalogue object (admin; "
-                 "audited, bumps the knowledge version)", "bearer",
-                 request=(CatalogueObjectRequest,), errors=(400, 403, 409), params=(key,)),
-        ApiRoute("DELETE", "/v1/catalogue/{key}", "Remove a catalogue object (admin; "
-                 "audited, bumps the knowledge version)", "bearer", errors=(400, 403),
-                 params=(key,)),
-    )
+    return (Param("type", "query", {"type": "string", "enum": list(TYPES)},
+                  "Only objects of this type."),)
+
+
+KEY = Param("key", "path", {"type": "string", "pattern": KEY_PATTERN, "maxLength": 80},
+            "The object's key: lowercase words joined by `-` (`court-1`).")
+ROUTES = (
+    ApiRoute("GET", "/v1/catalogue", list_objects, "The tenant's catalogue objects (admin)",
+             "bearer", errors=(400, 403), params=_type_params),
+    ApiRoute("PUT", "/v1/catalogue/{key}", put_object, "Add or replace a catalogue object "
+             "(admin; audited, bumps the knowledge version)", "bearer",
+             request=(CatalogueObjectRequest,), errors=(400, 403, 409), params=(KEY,)),
+    ApiRoute("DELETE", "/v1/catalogue/{key}", delete_object, "Remove a catalogue object "
+             "(admin; audited, bumps the knowledge version)", "bearer", errors=(400, 403),
+             params=(KEY,)),
+)

@@ -19,6 +19,7 @@ from importlib.resources.abc import Traversable
 from starlette.requests import Request
 from starlette.responses import Response
 
+from opsgraph.api.route_doc import ApiRoute, Param
 from opsgraph.errors import NotFound
 
 CONTENT_TYPES = {
@@ -75,10 +76,24 @@ def _respond(request: Request, asset: Asset) -> Response:
     return Response(asset.body, media_type=asset.content_type, headers=headers)
 
 
-def dashboard_response(request: Request) -> Response:
+async def index(request: Request) -> Response:
     """`GET /` (the page) and `GET /static/<path>` (its assets); 404 for anything else."""
     path = request.path_params.get("path", PAGE)
     asset = assets().get(path)
     if asset is None:
         raise NotFound(f"static/{path}: no such file of the dashboard")
     return _respond(request, asset)
+
+
+def _asset_params() -> tuple[Param, ...]:
+    return (Param("path", "path", {"type": "string", "enum": sorted(assets())},
+                  "The file's path under the dashboard's `static/` folder."),)
+
+
+ROUTES = (
+    ApiRoute("GET", "/", index, "The dashboard (`/#token=<bearer>` signs in)", "open",
+             body="html", cached=True),
+    ApiRoute("GET", "/static/{path:path}", index,
+             "A file of the dashboard (its CSS, scripts, icons)", "open", body="asset",
+             cached=True, errors=(404,), params=_asset_params),
+)

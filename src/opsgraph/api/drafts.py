@@ -17,9 +17,9 @@ import re
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
 
 from opsgraph.api.principals import caller, require_roles
+from opsgraph.api.route_doc import ApiRoute, Param
 from opsgraph.errors import NotFound
 from opsgraph.principal import Principal, Role
 from opsgraph.store.scope import TenantScope
@@ -89,10 +89,31 @@ async def discard_draft(request: Request) -> Response:
     return JSONResponse(await run_in_threadpool(discard, principal, _draft_id(request)))
 
 
-ROUTES = [
-    Route("/v1/drafts", list_drafts, methods=["GET"]),
-    Route("/v1/drafts/{draft_id}", get_draft, methods=["GET"]),
-    Route("/v1/drafts/{draft_id}", edit_draft, methods=["PUT"]),
-    Route("/v1/drafts/{draft_id}", discard_draft, methods=["DELETE"]),
-    Route("/v1/drafts/{draft_id}/send", send_draft, methods=["POST"]),
-]
+def _status_params() -> tuple[Param, ...]:
+    from opsgraph.jobs.drafts import STATES
+
+    return (Param("status", "query", {"type": "string", "enum": list(STATES)},
+                  "Only drafts in this state."),)
+
+
+DRAFT = Param("draft_id", "path", {"type": "string", "pattern": f"^{DRAFT_ID}$"},
+              "The draft, as `GET /v1/drafts` or `opsgraph email ingest` named it.")
+ROUTES = (
+    ApiRoute("GET", "/v1/drafts", list_drafts, "Reply drafts of inbound email, newest first "
+             "(staff and up)", "bearer", response=("Drafts",), errors=(400, 403),
+             params=_status_params),
+    ApiRoute("GET", "/v1/drafts/{draft_id}", get_draft, "One reply draft: the original "
+             "email, the reply, its sources", "bearer", response=("Draft",), errors=(403,),
+             params=(DRAFT,)),
+    ApiRoute("PUT", "/v1/drafts/{draft_id}", edit_draft, "Edit a reply draft's subject "
+             "and/or body; 409 once sent or discarded", "bearer", response=("Draft",),
+             request=("DraftEdit",), errors=(403, 409), params=(DRAFT,)),
+    ApiRoute("POST", "/v1/drafts/{draft_id}/send", send_draft, "Send a reply draft: records "
+             "the ordinary `communications.send_email` pending change for a manager; 409 "
+             "once sent or discarded", "bearer", ok=202, response=("Draft",),
+             request=("DraftEdit",), body_required=False, errors=(403, 409),
+             params=(DRAFT,)),
+    ApiRoute("DELETE", "/v1/drafts/{draft_id}", discard_draft, "Discard a reply draft "
+             "(nothing is sent); 409 once sent or discarded", "bearer", response=("Draft",),
+             errors=(403, 409), params=(DRAFT,)),
+)

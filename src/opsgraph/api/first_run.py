@@ -24,8 +24,11 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from opsgraph.api.bodies import parse_body
 from opsgraph.api.db import db
 from opsgraph.api.principals import caller, require_roles
+from opsgraph.api.request_models import LocalSignInRequest, TenantSettingsRequest
+from opsgraph.api.route_doc import ApiRoute
 from opsgraph.errors import NotFound, Unprocessable
 from opsgraph.harness.modules import SETTING as MODULES
 from opsgraph.harness.modules import check_names, shipped
@@ -96,9 +99,6 @@ def _sign_in(user_id: str, role: str) -> str:
 
 
 async def local_sign_in(request: Request) -> Response:
-    from opsgraph.api.bodies import parse_body
-    from opsgraph.api.request_models import LocalSignInRequest
-
     if not is_local(request):
         raise NotFound("local sign-in is only offered by a server run locally with its "
                        "generated token secret, to this machine; ask an admin for a token")
@@ -161,9 +161,6 @@ def set_tenant_settings(principal: Principal, capability_mode: str,
 async def tenant_settings(request: Request) -> Response:
     """GET and PUT answer `{capability_mode, off_topic_reply, modules,
     harness_agent_may_force, separation_of_duties, currency}`; PUT sets them (admin)."""
-    from opsgraph.api.bodies import parse_body
-    from opsgraph.api.request_models import TenantSettingsRequest
-
     principal = await caller(request)
     require_roles(principal, Role.ADMIN, action="managing tenant settings")
     if request.method == "PUT":
@@ -175,3 +172,17 @@ async def tenant_settings(request: Request) -> Response:
                                                     body.separation_of_duties,
                                                     body.currency))
     return JSONResponse(await run_in_threadpool(read_tenant_settings, principal.tenant_id))
+
+
+ROUTES = (
+    ApiRoute("GET", "/v1/info", info, "Which model answers and why; demo mode's examples; "
+             "whether local sign-in is open", "open", response=("Info",)),
+    ApiRoute("POST", "/v1/local/sign-in", local_sign_in,
+             "A token for a demo user in a role (a local server only, else 404)", "open",
+             response=("SignedIn",), request=(LocalSignInRequest,), errors=(403, 404)),
+    ApiRoute("GET", "/v1/tenant/settings", tenant_settings, "The tenant's settings (admin)",
+             "bearer", response=("TenantSettings",), errors=(403,)),
+    ApiRoute("PUT", "/v1/tenant/settings", tenant_settings,
+             "Set the tenant's settings (admin); answers as GET does", "bearer",
+             response=("TenantSettings",), request=(TenantSettingsRequest,), errors=(403,)),
+)

@@ -23,7 +23,6 @@ from pydantic import Field, model_validator
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
 
 from opsgraph.api.harness_view import version_param
 from opsgraph.api.principals import admin_caller
@@ -152,36 +151,26 @@ async def rollback(request: Request) -> Response:
         lambda: versions.rollback(TenantScope.of(principal), actor=principal.user_id)))
 
 
-ROUTES = [
-    Route("/v1/harness/versions", save_version, methods=["POST"]),
-    Route("/v1/harness/validate", validate_doc, methods=["POST"]),
-    Route("/v1/harness/changes", changes, methods=["GET"]),
-    Route("/v1/harness/versions/{version}/test", run_version_tests, methods=["POST"]),
-    Route("/v1/harness/versions/{version}/activate", activate, methods=["POST"]),
-    Route("/v1/harness/rollback", rollback, methods=["POST"]),
-]
-
-
-def openapi_routes() -> tuple[ApiRoute, ...]:
-    number = {"type": "string", "pattern": "^[0-9]{1,9}$"}
-    version = Param("version", "path", number, "The version (0: the built-in harness).")
-    return (
-        ApiRoute("POST", "/v1/harness/versions", "Validate and save a new harness version, "
-                 "not activated (admin)", "bearer", ok=201, request=(HarnessSaveRequest,),
-                 errors=(403, 409)),
-        ApiRoute("POST", "/v1/harness/validate", "Check a harness document without saving "
-                 "it: its problems by path (admin)", "bearer", request=(HarnessDocRequest,),
-                 errors=(403,)),
-        ApiRoute("GET", "/v1/harness/changes", "The change list from one version to another "
-                 "(admin)", "bearer", errors=(400, 403), params=(
-                     Param("from", "query", number, "The older version.", required=True),
-                     Param("to", "query", number, "The newer version.", required=True))),
-        ApiRoute("POST", "/v1/harness/versions/{version}/test", "Run a version's tests and "
-                 "keep the report (admin)", "bearer", errors=(400, 403), params=(version,)),
-        ApiRoute("POST", "/v1/harness/versions/{version}/activate", "Run a version's tests "
-                 "and activate it when they pass; forcing names the failing tests (admin)",
-                 "bearer", request=(HarnessActivateRequest,), body_required=False,
-                 errors=(403, 409), params=(version,)),
-        ApiRoute("POST", "/v1/harness/rollback", "Re-activate the version active before "
-                 "this one (admin)", "bearer", errors=(403, 409)),
-    )
+NUMBER = {"type": "string", "pattern": "^[0-9]{1,9}$"}
+VERSION = Param("version", "path", NUMBER, "The version (0: the built-in harness).")
+ROUTES = (
+    ApiRoute("POST", "/v1/harness/versions", save_version, "Validate and save a new harness "
+             "version, not activated (admin)", "bearer", ok=201,
+             request=(HarnessSaveRequest,), errors=(403, 409)),
+    ApiRoute("POST", "/v1/harness/validate", validate_doc, "Check a harness document "
+             "without saving it: its problems by path (admin)", "bearer",
+             request=(HarnessDocRequest,), errors=(403,)),
+    ApiRoute("GET", "/v1/harness/changes", changes, "The change list from one version to "
+             "another (admin)", "bearer", errors=(400, 403), params=(
+                 Param("from", "query", NUMBER, "The older version.", required=True),
+                 Param("to", "query", NUMBER, "The newer version.", required=True))),
+    ApiRoute("POST", "/v1/harness/versions/{version}/test", run_version_tests, "Run a "
+             "version's tests and keep the report (admin)", "bearer", errors=(400, 403),
+             params=(VERSION,)),
+    ApiRoute("POST", "/v1/harness/versions/{version}/activate", activate, "Run a version's "
+             "tests and activate it when they pass; forcing names the failing tests (admin)",
+             "bearer", request=(HarnessActivateRequest,), body_required=False,
+             errors=(403, 409), params=(VERSION,)),
+    ApiRoute("POST", "/v1/harness/rollback", rollback, "Re-activate the version active "
+             "before this one (admin)", "bearer", errors=(403, 409)),
+)

@@ -14,6 +14,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from opsgraph.api.principals import caller, require_roles
+from opsgraph.api.route_doc import ApiRoute, Param
 from opsgraph.principal import Principal, Role
 
 VERSION_MAX = 999_999_999
@@ -48,3 +49,13 @@ async def get_harness(request: Request) -> Response:
     require_roles(principal, Role.ADMIN, action="reading the harness")
     version = version_param(request.query_params.get("version"))
     return JSONResponse(await run_in_threadpool(harness_view, principal, version))
+
+
+ROUTES = (
+    ApiRoute("GET", "/v1/harness", get_harness,
+             "The tenant's harness versions, and one (the active one by default) as JSON and "
+             "as an SVG flowchart (admin)", "bearer", response=("HarnessView",),
+             errors=(400, 403), params=(
+                 Param("version", "query", {"type": "string", "pattern": "^[0-9]{1,9}$"},
+                       "The version to show (0: the built-in harness)."),)),
+)

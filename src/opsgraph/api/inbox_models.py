@@ -1,5 +1,5 @@
 """Request and response bodies of the reply-draft and approvals-history routes
-(`api.drafts`, `api.approval_history`), for the routes and `GET /openapi.json`."""
+(`api.drafts`, `api.approval_routes`), for the routes and `GET /openapi.json`."""
 
 from __future__ import annotations
 

@@ -15,8 +15,11 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from opsgraph.api.bodies import parse_body
 from opsgraph.api.db import db
 from opsgraph.api.principals import caller, require_roles
+from opsgraph.api.request_models import KnowledgeDocumentRequest
+from opsgraph.api.route_doc import ApiRoute, Param
 from opsgraph.principal import Principal, Role
 
 ACTION = "managing the knowledge base"
@@ -37,8 +40,6 @@ async def list_documents(request: Request) -> Response:
 
 
 async def put_document(request: Request) -> Response:
-    from opsgraph.api.bodies import parse_body
-    from opsgraph.api.request_models import KnowledgeDocumentRequest
     from opsgraph.knowledge import admin
 
     principal = await _admin(request)
@@ -56,3 +57,20 @@ async def delete_document(request: Request) -> Response:
     return JSONResponse(await run_in_threadpool(admin.remove_document, db(),
                                                 principal.tenant_id,
                                                 request.path_params["slug"]))
+
+
+SLUG = Param("slug", "path", {"type": "string", "pattern": "^[a-z0-9]+(?:-[a-z0-9]+)*$",
+                              "maxLength": 120},
+             "The document's slug: lowercase words joined by `-`.")
+ROUTES = (
+    ApiRoute("GET", "/v1/knowledge/documents", list_documents,
+             "The tenant's knowledge documents and knowledge version (admin)", "bearer",
+             response=("KnowledgeDocuments",), errors=(403,)),
+    ApiRoute("PUT", "/v1/knowledge/documents/{slug}", put_document,
+             "Add or replace a knowledge document (admin); bumps the knowledge version",
+             "bearer", response=("KnowledgeDocumentWritten",),
+             request=(KnowledgeDocumentRequest,), errors=(400, 403), params=(SLUG,)),
+    ApiRoute("DELETE", "/v1/knowledge/documents/{slug}", delete_document,
+             "Remove a knowledge document (admin); bumps the knowledge version", "bearer",
+             response=("KnowledgeDocumentRemoved",), errors=(400, 403), params=(SLUG,)),
+)

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from opsgraph.api.route_doc import ApiRoute, Param
+
 if TYPE_CHECKING:
     from mcp_types import ToolAnnotations
 
@@ -120,3 +122,15 @@ async def protected_resource(request: Request) -> Response:
         "resource_name": f"opsgraph MCP ({link.rsplit('/', 1)[-1]} link)",
         "resource_documentation": f"{base}/openapi.json",
         "token_instructions": TOKEN_HELP})
+
+
+ROUTES = (
+    ApiRoute("GET", METADATA_PATH, protected_resource, "MCP: the user link's "
+             "protected-resource metadata (RFC 9728): how to get and send a token", "open",
+             response=("ResourceMetadata",)),
+    ApiRoute("GET", METADATA_PATH + "/{link:path}", protected_resource, "MCP: a link's "
+             "protected-resource metadata (`mcp/user`, `mcp/admin`)", "open", errors=(404,),
+             response=("ResourceMetadata",), params=(
+                 Param("link", "path", {"type": "string", "enum": ["mcp/user", "mcp/admin"]},
+                       "The MCP link."),)),
+)

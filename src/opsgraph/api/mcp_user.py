@@ -32,6 +32,8 @@ from starlette.types import Message, Receive, Scope, Send
 
 from opsgraph.api.error_responses import error_response
 from opsgraph.api.principals import principal_of, tenant_exists
+from opsgraph.api.request_models import RunRequest
+from opsgraph.api.runs import start_run
 from opsgraph.errors import BadInput, OpsgraphError
 from opsgraph.principal import Channel, Principal
 
@@ -58,15 +60,9 @@ ASK_DESCRIPTION = (
 
 
 def ask_schema() -> dict[str, Any]:
-    """The input schema of `ask`: the message, and a thread to continue."""
-    from opsgraph.api.limits import MAX_MESSAGE_CHARS
-
-    return {"type": "object", "additionalProperties": False, "required": ["message"],
-            "properties": {
-                "message": {"type": "string", "minLength": 1, "maxLength": MAX_MESSAGE_CHARS,
-                            "description": "the request, as a person would write it"},
-                "thread_id": {"type": "string",
-                              "description": "continue this thread (from an earlier ask)"}}}
+    """The input schema of `ask`: `POST /v1/runs`'s body (the message, and a thread to
+    continue), from the same model."""
+    return RunRequest.model_json_schema()
 
 
 def mcp_principal(principal: Principal) -> Principal:
@@ -120,27 +116,12 @@ def call_user_tool(principal: Principal, name: str, args: dict[str, Any]) -> tup
 
 
 def ask(principal: Principal, message: str, thread_id: str | None) -> dict[str, Any]:
-    """One supervisor run, as `POST /v1/runs` makes it (limits, demo scripts, metering),
+    """One supervisor run, admitted as `POST /v1/runs` admits one (`api.runs.start_run`),
     read to its end: `{thread_id, status, answer, sources, pending_changes, error?}`."""
-    from opsgraph.api.limits import RUN_SLOTS, check_budget, check_message, metered
-    from opsgraph.api.threads import require_thread
-    from opsgraph.engine.runner import stream_run
-    from opsgraph.models.demo import script_for
-
-    check_message(message)
-    if thread_id is not None:  # as POST /v1/runs: a thread that exists and is the caller's
-        require_thread(principal, thread_id)
-    check_budget(principal)
-    RUN_SLOTS.take(principal)  # given back by `metered` when the run ends
-    try:
-        model = script_for(principal, message)
-        events = stream_run(principal, message, thread_id=thread_id, model=model)
-    except BaseException:
-        RUN_SLOTS.give_back(principal)
-        raise
+    events = start_run(principal, message, thread_id)
     out: dict[str, Any] = {"thread_id": thread_id, "status": None, "answer": None,
                            "sources": [], "pending_changes": []}
-    for event in metered(events, principal, slot=True):
+    for event in events:
         data = event.data
         if event.event == "run_started":
             out["thread_id"] = data["thread_id"]

@@ -15,6 +15,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from opsgraph.api.principals import caller
+from opsgraph.api.route_doc import TENANT, ApiRoute
 from opsgraph.principal import Principal
 from opsgraph.store.people import display_name
 from opsgraph.store.scope import TenantScope
@@ -33,3 +34,9 @@ def me_body(principal: Principal) -> dict[str, Any]:
 async def me(request: Request) -> Response:
     principal = await caller(request)
     return JSONResponse(await run_in_threadpool(me_body, principal))
+
+
+ROUTES = (
+    ApiRoute("GET", "/v1/me", me, "Who the caller is: tenant, user id, name and roles",
+             "visitor", response=("Me",), params=(TENANT,)),
+)

@@ -26,7 +26,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from opsgraph.api.principals import caller
-from opsgraph.engine.thread_ids import checked_thread_id
+from opsgraph.api.route_doc import TENANT, ApiRoute, Param
+from opsgraph.engine.thread_ids import THREAD_ID_PATTERN, checked_thread_id
 from opsgraph.errors import Forbidden, NotFound
 from opsgraph.principal import Principal
 from opsgraph.status_words import run_label, task_label
@@ -218,17 +219,22 @@ async def thread_events(request: Request) -> Response:
     return EventSourceResponse(body(), ping=PING_S)
 
 
-async def describe_operation(request: Request) -> Response:
-    from opsgraph.errors import Forbidden
-    from opsgraph.gates import operation_decision
-    from opsgraph.operations.catalogue import get_operation
-    from opsgraph.operations.invoke import plan_of
-
-    principal = await caller(request)
-    op = get_operation(str(request.path_params["op_id"]))
-    decision = operation_decision(principal, op,
-                                  await run_in_threadpool(plan_of, TenantScope.of(principal)))
-    if not decision:
-        raise Forbidden(decision.reason, gate=decision.gate)
-    return JSONResponse({"id": op.id, "kind": op.kind, "description": op.description,
-                         "input_schema": op.input.model_json_schema()})
+THREAD = Param("thread_id", "path", {"type": "string", "pattern": THREAD_ID_PATTERN},
+               "The thread, as `run_started` or `GET /v1/threads` named it.")
+EVENT_ID = {"type": "string", "pattern": "^[0-9]{1,19}$"}
+ROUTES = (
+    ApiRoute("GET", "/v1/threads", list_threads, "The caller's threads (and, for managers "
+             "and admins, those carrying changes), newest first", "visitor",
+             response=("Threads",), params=(TENANT,)),
+    ApiRoute("GET", "/v1/threads/{thread_id}", get_thread, "One thread: conversation, last "
+             "plan, task results, sources, pending changes", "visitor",
+             response=("ThreadDetail",), errors=(400,), params=(THREAD, TENANT)),
+    ApiRoute("GET", "/v1/threads/{thread_id}/events", thread_events, "A thread's stored "
+             "events after `Last-Event-ID`, then live until its current run finishes",
+             "visitor", body="sse", errors=(400,), params=(
+                 THREAD, TENANT,
+                 Param("Last-Event-ID", "header", EVENT_ID,
+                       "The id of the last event you have: the stream starts after it."),
+                 Param("after", "query", EVENT_ID,
+                       "As `Last-Event-ID`, for clients that cannot set headers."))),
+)

@@ -23,7 +23,9 @@ from starlette.responses import JSONResponse, Response
 from opsgraph.api.agent_protocol.bodies import RunCreate, read_body
 from opsgraph.api.agent_protocol.stream import ProtocolStream, sse_parts
 from opsgraph.api.agent_protocol.views import GRAPH_ID, RUN_STATUS, iso
+from opsgraph.api.limits import metered
 from opsgraph.api.principals import caller
+from opsgraph.api.runs import start_run
 from opsgraph.api.threads import path_thread_id, readable
 from opsgraph.engine.events import Event
 from opsgraph.errors import BadInput, NotFound
@@ -75,9 +77,6 @@ def start_events(principal: Principal, thread_id: str, body: RunCreate,
     from opsgraph.api.agent_protocol.assistants import require_assistant
     from opsgraph.api.agent_protocol.inbox import decide_all, decisions_of
     from opsgraph.api.agent_protocol.views import graph_snapshot, interrupts_of, pending_cards
-    from opsgraph.api.limits import RUN_SLOTS, check_budget, metered
-    from opsgraph.engine.runner import stream_run
-    from opsgraph.models.demo import script_for
 
     require_assistant(body.assistant_id)
     readable(principal, thread_id)
@@ -92,11 +91,7 @@ def start_events(principal: Principal, thread_id: str, body: RunCreate,
         events = metered(decide_all(principal, decisions), principal, slot=False)
         return events, ProtocolStream(principal, thread_id, body.modes())
     message = message_of(body)
-    check_budget(principal)
-    model = script_for(principal, message)  # demo mode: an example's own script
-    RUN_SLOTS.take(principal)  # given back by `metered` when the run ends
-    events = metered(stream_run(principal, message, thread_id=thread_id, model=model),
-                     principal, slot=True)
+    events = start_run(principal, message, thread_id, thread_checked=True)
     return events, ProtocolStream(principal, thread_id, body.modes(), message=message)
 
 
