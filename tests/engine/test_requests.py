@@ -228,6 +228,39 @@ def test_a_knowledge_question_needs_no_planner_call(script: Any) -> None:
     assert of(events, "answer")[-1]["text"] == "Dogs are welcome on the terrace only."
 
 
+def test_a_question_planned_as_a_change_is_asked_of_the_knowledge_agents(script: Any) -> None:
+    # the local model planned this question as events.cancel and its agent raised a card to
+    # cancel the whole clinic (knowledge set confusable-05, 2026-12-02)
+    question = ("what's the deadline to cancel my daughter's place at the Saturday junior "
+                "clinic and get the fee credited?")
+    model = script({
+        "plan": {"tasks": [task("t1", "events", "cancel", "Cancel the Saturday junior clinic")]},
+        "turns": {"t1": [{"content": "Cancel by 18:00 on the Friday before for a credit."}]}})
+    events = chat(person("staff"), question, model)
+    assert finished(events)["status"] == "completed"
+    plan = of(events, "plan")[0]
+    assert [(t["domain"], t["operation"]) for t in plan["tasks"]] == [("knowledge", "search")]
+    assert plan["tasks"][0]["instruction"] == question
+    assert plan["notes"][-1].startswith("a question for information planned as changes")
+    assert not of(events, "approval_required")
+    assert finished(events)["usage"]["model_calls"] == 3  # the plan, its repair, the agent
+
+
+@pytest.mark.parametrize(("request_text", "information"), [
+    ("how do I cancel my booking?", True),
+    ("When is the deadline to cancel?", True),
+    ("can you cancel my booking?", False),  # a polite ask
+    ("when you can, cancel my 6pm booking.", False),
+    ("what's on tonight? book me in", False),  # a question, then an ask
+    ("cancel my booking", False),
+])
+def test_a_question_for_information_is_one_wh_question(request_text: str,
+                                                       information: bool) -> None:
+    from opsgraph.engine.plan_review import asks_for_information
+
+    assert asks_for_information(request_text) is information
+
+
 def test_a_request_for_a_change_still_gets_the_planner(script: Any) -> None:
     model = script({"turns": {"t1": [{"content": "unused"}]}})
     events = chat(person("staff"), "can i bring my dog? if so add a note to jane smith", model)

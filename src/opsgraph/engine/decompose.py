@@ -31,7 +31,7 @@ from opsgraph.engine.plan import (
     number_tasks,
     plan_problems,
 )
-from opsgraph.engine.plan_review import names_a_write, review_plan
+from opsgraph.engine.plan_review import asks_for_information, names_a_write, review_plan
 from opsgraph.engine.state import RunState, state_update
 from opsgraph.errors import RunAborted
 
@@ -202,9 +202,17 @@ def knowledge_question(request: str, history: list[Turn] | None = None) -> TaskP
     best += [r for clause in clauses for r in rank_agents(clause, top_k=1)]
     if not best or any(r.domain != "knowledge" or r.score < KNOWLEDGE_SCORE for r in best):
         return None
+    return knowledge_plan(request, KNOWLEDGE_NOTE)
+
+
+def knowledge_plan(request: str, note: str) -> TaskPlan:
+    """One knowledge search for `request`, as it was asked."""
     return TaskPlan(tasks=[PlannedTask(id="t1", domain="knowledge", operation="search",
-                                       instruction=request.strip())],
-                    notes=[KNOWLEDGE_NOTE])
+                                       instruction=request.strip())], notes=[note])
+
+
+QUESTION_NOTE = ("a question for information planned as changes: the changes dropped, the "
+                 "question asked of the knowledge agents")
 
 
 def nearest_capability(ctx: RunContext, task: PlannedTask,
@@ -284,7 +292,11 @@ def make_plan(ctx: RunContext, request: str, history: list[Turn]) -> TaskPlan:
                                can_write=not ctx.principal.read_only,
                                conversation=render_history(history[:-1]))
             if not plan.tasks and attempt == 1:
-                return plan  # writes nobody asked for, twice: nothing is done
+                # writes nobody asked for, twice: nothing is done, or a question for
+                # information is asked of the knowledge agents ("what's the deadline to
+                # cancel my place?" was planned as cancelling the class)
+                return (knowledge_plan(request, QUESTION_NOTE)
+                        if asks_for_information(request) else plan)
             problems = (plan_problems(plan, served) if plan.tasks else [
                 "tasks: the request asks for no change, so a write cannot be its plan: plan "
                 "the lookups that answer it, or no tasks"])

@@ -4,6 +4,8 @@ Small models over-plan: they split one ask into a lookup plus the ask, repeat a 
 add a write nobody asked for (a membership cancellation on a parking question). These
 checks are deterministic and cheap, and each correction is kept as a note on the plan:
 
+- a question for information and nothing else (`asks_for_information`: "what's the deadline
+  to cancel my place?") has no write task, whatever words it holds;
 - a write task stays only when the request asks for a change (`asks_for_change`). A plan of
   writes alone is held to it too ("Where can I park?" planned as one refund raised a refund
   card): without a change word its writes stay only when the request is not a question for
@@ -45,6 +47,13 @@ _CHANGE = re.compile(rf"\b(?:{_CHANGE_WORDS})\w*", re.IGNORECASE)
 _QUESTION = re.compile(
     r"^\W*(?:what|what's|whats|where|where's|wheres|when|when's|who|who's|whos|whom|whose|"
     r"which|why|how|is|are|was|were|do|does|did|has|have)\b", re.IGNORECASE)
+# A question for information and nothing else: one sentence, opening with a question word
+# that asks what, when, where, who, which, why or how, ending with "?" ("what's the
+# deadline to cancel my daughter's place?", "how do I cancel my booking?"). "can you
+# cancel it?" and "when you can, cancel it." are not it.
+_INFORMATION = re.compile(
+    r"^\W*(?:what|what's|whats|where|where's|wheres|when|when's|who|who's|whos|whom|whose|"
+    r"which|why|how|how's)\b[^.!?]*\?\W*$", re.IGNORECASE)
 # Words a write's instruction shares with any request: not evidence that it was asked for.
 _COMMON = frozenset(
     "the a an to of for and or in on at by with from my me i you your our us it its this "
@@ -61,12 +70,22 @@ def asks_for_change(request: str) -> bool:
     return bool(_CHANGE.search(request))
 
 
+def asks_for_information(request: str) -> bool:
+    """True when the request is one question for information (`_INFORMATION`): a change
+    word in it is what the question is about ("the deadline to cancel"), not an ask."""
+    return bool(_INFORMATION.match(request.strip()))
+
+
 def unrequested_writes(tasks: list[PlannedTask], request: str,
                        conversation: str = "") -> list[PlannedTask]:
     """The write tasks the request does not ask for (see the module docstring);
     `conversation` is what was said before it, which a write may repeat instead."""
     writes = [t for t in tasks if t.writes]
-    if not writes or asks_for_change(request):
+    if not writes:
+        return []
+    if asks_for_information(request):
+        return writes
+    if asks_for_change(request):
         return []
     if len(writes) < len(tasks) or _QUESTION.match(request):
         return writes
