@@ -208,6 +208,10 @@ def test_agent_words_keep_an_answer_and_drop_the_machinery() -> None:
     assert agent_words("<tools>\n    <arguments>\n    </arguments>\n</tools>\n\n"
                        "Court 2 is free at 19:00.") == "Court 2 is free at 19:00."
     assert agent_words("Court 2 is free.</arguments>") == "Court 2 is free."
+    # the nudge echoed in other words (knowledge set confusable-01, 2026-12-02)
+    assert agent_words("Cancel 2 hours before. I have not proposed anything yet. Call the "
+                       "write tool now with the details from the request.") == (
+        "Cancel 2 hours before.")
     assert agent_words("Use a <b>racket</b> with a <tooltip>.") == (
         "Use a <b>racket</b> with a <tooltip>.")
 

@@ -80,12 +80,23 @@ _PROMPT_WORDS = tuple(" ".join(p.split()[:6]).lower() for p in
                       (NUDGE, BUDGET_SPENT, DATA_NOTICE, "Your task:", "Their message:",
                        "Results of the tasks this one depends on", "Asked by:"))
 _SENTENCE_END = re.compile(r"((?<=[.!?])[ \t]+|\n+)")
+ECHO_WORDS = 5
+"""A sentence sharing this many words in a row with one of our prompts echoes it."""
+
+
+def _runs(text: str) -> set[tuple[str, ...]]:
+    words = re.findall(r"[a-z']+", text.lower())
+    return {tuple(words[n:n + ECHO_WORDS]) for n in range(len(words) - ECHO_WORDS + 1)}
+
+
+_PROMPT_RUNS = frozenset().union(*(_runs(p) for p in (NUDGE, BUDGET_SPENT, DATA_NOTICE)))
 
 
 def _machinery(sentence: str) -> bool:
     plain = " ".join(sentence.split())
     return bool(_TOOLISH.search(plain) or "{" in plain or "}" in plain
-                or any(words in plain.lower() for words in _PROMPT_WORDS))
+                or any(words in plain.lower() for words in _PROMPT_WORDS)
+                or _runs(plain) & _PROMPT_RUNS)
 
 
 def agent_words(text: str) -> str:
