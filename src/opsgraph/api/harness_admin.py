@@ -24,10 +24,16 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from opsgraph.api.bodies import parse_body
 from opsgraph.api.harness_view import version_param
 from opsgraph.api.principals import admin_caller
 from opsgraph.api.request_models import Body
 from opsgraph.api.route_doc import ApiRoute, Param
+from opsgraph.errors import BadInput
+from opsgraph.evals.harness_tests import activate_checked, run_tests
+from opsgraph.harness import versions
+from opsgraph.harness.changes import diff
+from opsgraph.harness.validate import HarnessInvalid, validate
 from opsgraph.principal import Principal
 from opsgraph.store.scope import TenantScope
 
@@ -72,9 +78,6 @@ def _path_version(request: Request) -> int:
 
 
 async def save_version(request: Request) -> Response:
-    from opsgraph.api.bodies import parse_body
-    from opsgraph.harness import versions
-
     principal = await admin_caller(request, ACTION)
     body = parse_body(await request.body(), HarnessSaveRequest)
     number, changes = await run_in_threadpool(
@@ -84,9 +87,6 @@ async def save_version(request: Request) -> Response:
 
 
 async def validate_doc(request: Request) -> Response:
-    from opsgraph.api.bodies import parse_body
-    from opsgraph.harness.validate import HarnessInvalid, validate
-
     await admin_caller(request, ACTION)
     body = parse_body(await request.body(), HarnessDocRequest)
     try:
@@ -97,17 +97,12 @@ async def validate_doc(request: Request) -> Response:
 
 
 def changes_between(principal: Principal, old: int, new: int) -> dict[str, Any]:
-    from opsgraph.harness import versions
-    from opsgraph.harness.changes import diff
-
     scope = TenantScope.of(principal)
     return {"from": old, "to": new,
             "changes": diff(versions.load(scope, old), versions.load(scope, new))}
 
 
 async def changes(request: Request) -> Response:
-    from opsgraph.errors import BadInput
-
     principal = await admin_caller(request, ACTION)
     old, new = (version_param(request.query_params.get(name)) for name in ("from", "to"))
     if old is None or new is None:
@@ -116,9 +111,6 @@ async def changes(request: Request) -> Response:
 
 
 def test_version(principal: Principal, version: int) -> dict[str, Any]:
-    from opsgraph.evals.harness_tests import run_tests
-    from opsgraph.harness import versions
-
     scope = TenantScope.of(principal)
     report: dict[str, Any] = run_tests(scope, version, versions.load(scope, version))
     versions.record_test(scope, version, report)
@@ -132,9 +124,6 @@ async def run_version_tests(request: Request) -> Response:
 
 
 async def activate(request: Request) -> Response:
-    from opsgraph.api.bodies import parse_body
-    from opsgraph.evals.harness_tests import activate_checked
-
     principal = await admin_caller(request, ACTION)
     version = _path_version(request)
     body = parse_body(await request.body(), HarnessActivateRequest)
@@ -144,8 +133,6 @@ async def activate(request: Request) -> Response:
 
 
 async def rollback(request: Request) -> Response:
-    from opsgraph.harness import versions
-
     principal = await admin_caller(request, ACTION)
     return JSONResponse(await run_in_threadpool(
         lambda: versions.rollback(TenantScope.of(principal), actor=principal.user_id)))

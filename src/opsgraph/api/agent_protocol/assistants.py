@@ -13,10 +13,12 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from opsgraph import __version__
 from opsgraph.api.agent_protocol.bodies import AssistantSearch, read_body
 from opsgraph.api.agent_protocol.views import GRAPH_ID, iso
 from opsgraph.api.principals import caller
 from opsgraph.errors import NotFound
+from opsgraph.harness import versions
 from opsgraph.principal import Principal
 from opsgraph.store.scope import TenantScope
 
@@ -36,8 +38,6 @@ def require_assistant(assistant_id: str) -> None:
 
 def assistant_of(principal: Principal) -> dict[str, Any]:
     """The tenant's assistant: its active harness version, as an `Assistant`."""
-    from opsgraph.harness import versions
-
     scope = TenantScope.of(principal)
     tenant = scope.require_tenant()
     current = versions.get(scope)
@@ -70,8 +70,6 @@ async def assistant_get(request: Request) -> Response:
 
 async def server_info(request: Request) -> Response:
     """What the LangChain clients check before they connect: a version and the features."""
-    from opsgraph import __version__
-
     return JSONResponse({"version": __version__, "server": "opsgraph",
                          "flags": {"assistants": True, "crons": False, "langsmith": False,
                                    "langsmith_tracing_replicas": False}})
