@@ -19,7 +19,7 @@ from opsgraph.api.principals import VISITOR_HEADER, VISITOR_SESSION, caller
 from opsgraph.api.request_models import RunRequest
 from opsgraph.api.route_doc import TENANT, ApiRoute, Param
 from opsgraph.api.threads import require_thread
-from opsgraph.models.demo import script_for
+from opsgraph.models import demo
 from opsgraph.principal import Principal
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ def start_run(principal: Principal, message: str, thread_id: str | None = None, 
     check_budget(principal)
     RUN_SLOTS.take(principal)
     try:
-        model = script_for(principal, message)  # None unless an example in demo mode
+        model = demo.script_for(principal, message)  # None unless an example in demo mode
         return metered(stream_run(principal, message, thread_id=thread_id, model=model),
                        principal, slot=True)
     except BaseException:
