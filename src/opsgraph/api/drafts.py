@@ -19,7 +19,6 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from opsgraph.api.bodies import parse_body
-from opsgraph.api.inbox_models import DraftEdit
 from opsgraph.api.principals import caller, require_roles
 from opsgraph.api.route_doc import ApiRoute, Param
 from opsgraph.errors import NotFound
@@ -62,6 +61,9 @@ async def get_draft(request: Request) -> Response:
 
 
 async def edit_draft(request: Request) -> Response:
+    # heavy: opsgraph.api.response_models (cold start)
+    from opsgraph.api.inbox_models import DraftEdit
+
     principal = await _staff(request)
     draft_id = _draft_id(request)
     body = parse_body(await request.body(), DraftEdit)
@@ -70,6 +72,9 @@ async def edit_draft(request: Request) -> Response:
 
 
 async def send_draft(request: Request) -> Response:
+    # heavy: opsgraph.api.response_models (cold start)
+    from opsgraph.api.inbox_models import DraftEdit
+
     principal = await _staff(request)
     draft_id = _draft_id(request)
     body = parse_body(await request.body(), DraftEdit)

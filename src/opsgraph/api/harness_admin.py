@@ -30,10 +30,6 @@ from opsgraph.api.principals import admin_caller
 from opsgraph.api.request_models import Body
 from opsgraph.api.route_doc import ApiRoute, Param
 from opsgraph.errors import BadInput
-from opsgraph.evals.harness_tests import activate_checked, run_tests
-from opsgraph.harness import versions
-from opsgraph.harness.changes import diff
-from opsgraph.harness.validate import HarnessInvalid, validate
 from opsgraph.principal import Principal
 from opsgraph.store.scope import TenantScope
 
@@ -78,6 +74,8 @@ def _path_version(request: Request) -> int:
 
 
 async def save_version(request: Request) -> Response:
+    from opsgraph.harness import versions  # heavy: opsgraph.harness (cold start)
+
     principal = await admin_caller(request, ACTION)
     body = parse_body(await request.body(), HarnessSaveRequest)
     number, changes = await run_in_threadpool(
@@ -87,6 +85,9 @@ async def save_version(request: Request) -> Response:
 
 
 async def validate_doc(request: Request) -> Response:
+    # heavy: opsgraph.harness (cold start)
+    from opsgraph.harness.validate import HarnessInvalid, validate
+
     await admin_caller(request, ACTION)
     body = parse_body(await request.body(), HarnessDocRequest)
     try:
@@ -97,6 +98,9 @@ async def validate_doc(request: Request) -> Response:
 
 
 def changes_between(principal: Principal, old: int, new: int) -> dict[str, Any]:
+    from opsgraph.harness import versions  # heavy: opsgraph.harness (cold start)
+    from opsgraph.harness.changes import diff  # heavy: opsgraph.harness (cold start)
+
     scope = TenantScope.of(principal)
     return {"from": old, "to": new,
             "changes": diff(versions.load(scope, old), versions.load(scope, new))}
@@ -111,6 +115,9 @@ async def changes(request: Request) -> Response:
 
 
 def test_version(principal: Principal, version: int) -> dict[str, Any]:
+    from opsgraph.evals.harness_tests import run_tests  # heavy: opsgraph.evals (cold start)
+    from opsgraph.harness import versions  # heavy: opsgraph.harness (cold start)
+
     scope = TenantScope.of(principal)
     report: dict[str, Any] = run_tests(scope, version, versions.load(scope, version))
     versions.record_test(scope, version, report)
@@ -124,6 +131,8 @@ async def run_version_tests(request: Request) -> Response:
 
 
 async def activate(request: Request) -> Response:
+    from opsgraph.evals.harness_tests import activate_checked  # heavy: opsgraph.evals (cold start)
+
     principal = await admin_caller(request, ACTION)
     version = _path_version(request)
     body = parse_body(await request.body(), HarnessActivateRequest)
@@ -133,6 +142,8 @@ async def activate(request: Request) -> Response:
 
 
 async def rollback(request: Request) -> Response:
+    from opsgraph.harness import versions  # heavy: opsgraph.harness (cold start)
+
     principal = await admin_caller(request, ACTION)
     return JSONResponse(await run_in_threadpool(
         lambda: versions.rollback(TenantScope.of(principal), actor=principal.user_id)))

@@ -16,7 +16,6 @@ from starlette.responses import JSONResponse, Response
 from opsgraph.api.numbers import parse_number
 from opsgraph.api.principals import caller, require_roles
 from opsgraph.api.route_doc import ApiRoute, Param
-from opsgraph.harness import diagram, versions
 from opsgraph.principal import Principal, Role
 from opsgraph.store.scope import TenantScope
 
@@ -33,6 +32,8 @@ def version_param(raw: str | None) -> int | None:
 
 def harness_view(principal: Principal, version: int | None) -> dict[str, Any]:
     """`{versions, version, active, doc, svg}` of the principal's tenant."""
+    from opsgraph.harness import diagram, versions  # heavy: opsgraph.harness (cold start)
+
     scope = TenantScope.of(principal)
     shown = versions.get(scope, version)  # NotFound for a version that does not exist
     doc = versions.load(scope, int(shown["version"]))

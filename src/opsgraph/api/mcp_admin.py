@@ -54,10 +54,6 @@ from opsgraph.api.read_only import read_only_error
 from opsgraph.api.request_models import KnowledgeDocumentRequest, TenantModelsRequest
 from opsgraph.engine.answer_log import answer_log as log
 from opsgraph.errors import Forbidden, OpsgraphError, Unauthorized
-from opsgraph.evals.harness_tests import activate_checked, run_tests
-from opsgraph.harness import versions
-from opsgraph.harness.spec import HarnessDoc
-from opsgraph.harness.validate import HarnessInvalid, validate
 from opsgraph.knowledge import admin
 from opsgraph.models.overrides import model_settings, set_overrides
 from opsgraph.principal import Principal, Role
@@ -124,20 +120,29 @@ def _scope(principal: Principal) -> TenantScope:
 
 
 def harness_schema(principal: Principal, args: NoArgs) -> dict[str, Any]:
+    from opsgraph.harness.spec import HarnessDoc  # heavy: opsgraph.harness (cold start)
+
     return HarnessDoc.model_json_schema(by_alias=True)
 
 
 def harness_get(principal: Principal, args: VersionArg) -> dict[str, Any]:
+    from opsgraph.harness import versions  # heavy: opsgraph.harness (cold start)
+
     return versions.get(_scope(principal), args.version)
 
 
 def harness_set(principal: Principal, args: SetArgs) -> dict[str, Any]:
+    from opsgraph.harness import versions  # heavy: opsgraph.harness (cold start)
+
     version, changes = versions.save(_scope(principal), args.doc, actor=principal.user_id,
                                      note=args.note)
     return {"version": version, "changes": changes}
 
 
 def harness_validate(principal: Principal, args: DocArgs) -> dict[str, Any]:
+    # heavy: opsgraph.harness (cold start)
+    from opsgraph.harness.validate import HarnessInvalid, validate
+
     try:
         validate(args.doc)
     except HarnessInvalid as exc:
@@ -148,6 +153,9 @@ def harness_validate(principal: Principal, args: DocArgs) -> dict[str, Any]:
 def harness_test(principal: Principal, args: VersionArg) -> dict[str, Any]:
     """The version's tests (the active one by default), the report kept beside it — as
     `opsgraph harness test` does."""
+    from opsgraph.evals.harness_tests import run_tests  # heavy: opsgraph.evals (cold start)
+    from opsgraph.harness import versions  # heavy: opsgraph.harness (cold start)
+
     scope = _scope(principal)
     version = versions.active(scope)[0] if args.version is None else args.version
     report: dict[str, Any] = run_tests(scope, version, versions.load(scope, version))
@@ -156,6 +164,8 @@ def harness_test(principal: Principal, args: VersionArg) -> dict[str, Any]:
 
 
 def harness_activate(principal: Principal, args: ActivateArgs) -> dict[str, Any]:
+    from opsgraph.evals.harness_tests import activate_checked  # heavy: opsgraph.evals (cold start)
+
     scope = _scope(principal)
     if args.force and (scope.tenant() or {}).get(MAY_FORCE) is not True:
         raise Forbidden(f"force: activating a version whose tests fail is a person's choice "
@@ -167,10 +177,14 @@ def harness_activate(principal: Principal, args: ActivateArgs) -> dict[str, Any]
 
 
 def harness_rollback(principal: Principal, args: NoArgs) -> dict[str, Any]:
+    from opsgraph.harness import versions  # heavy: opsgraph.harness (cold start)
+
     return versions.rollback(_scope(principal), actor=principal.user_id)
 
 
 def harness_versions(principal: Principal, args: NoArgs) -> dict[str, Any]:
+    from opsgraph.harness import versions  # heavy: opsgraph.harness (cold start)
+
     return {"versions": versions.list_versions(_scope(principal))}
 
 

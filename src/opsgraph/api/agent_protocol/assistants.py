@@ -18,7 +18,6 @@ from opsgraph.api.agent_protocol.bodies import AssistantSearch, read_body
 from opsgraph.api.agent_protocol.views import GRAPH_ID, iso
 from opsgraph.api.principals import caller
 from opsgraph.errors import NotFound
-from opsgraph.harness import versions
 from opsgraph.principal import Principal
 from opsgraph.store.scope import TenantScope
 
@@ -38,6 +37,8 @@ def require_assistant(assistant_id: str) -> None:
 
 def assistant_of(principal: Principal) -> dict[str, Any]:
     """The tenant's assistant: its active harness version, as an `Assistant`."""
+    from opsgraph.harness import versions  # heavy: opsgraph.harness (cold start)
+
     scope = TenantScope.of(principal)
     tenant = scope.require_tenant()
     current = versions.get(scope)
