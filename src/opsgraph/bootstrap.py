@@ -7,19 +7,22 @@ from typing import Any
 
 from pymongo.database import Database
 
+from opsgraph.approvals.indexes import ensure_indexes as approval_indexes
+from opsgraph.engine.thread_log import ensure_indexes as thread_log_indexes
+from opsgraph.harness.versions import ensure_indexes as harness_indexes
+from opsgraph.store.client import get_db
+from opsgraph.store.indexes import ensure_indexes as domain_indexes
+from opsgraph.store.run_slots import ensure_indexes as run_slot_indexes
+from opsgraph.store.seed import seed_all
+
 _done: set[str] = set()
 _lock = threading.Lock()
 
 
 def prepare_store(db: Database[dict[str, Any]] | None = None) -> Database[dict[str, Any]]:
     """Create every collection's indexes (once per process and database)."""
-    from opsgraph.approvals.indexes import ensure_indexes as approval_indexes
-    from opsgraph.engine.thread_log import ensure_indexes as thread_log_indexes
+    # heavy: langgraph (cold start)
     from opsgraph.engine.threads import ensure_indexes as thread_indexes
-    from opsgraph.harness.versions import ensure_indexes as harness_indexes
-    from opsgraph.store.client import get_db
-    from opsgraph.store.indexes import ensure_indexes as domain_indexes
-    from opsgraph.store.run_slots import ensure_indexes as run_slot_indexes
 
     db = db if db is not None else get_db()
     with _lock:
@@ -37,8 +40,6 @@ def prepare_store(db: Database[dict[str, Any]] | None = None) -> Database[dict[s
 def seed_if_new(db: Database[dict[str, Any]]) -> bool:
     """Seed the demo data set (`demo`, and `acme` beside it) on first start; True when it
     seeded."""
-    from opsgraph.store.seed import seed_all
-
     if db["tenants"].find_one({"_id": "demo"}) is not None:
         return False
     seed_all(db)

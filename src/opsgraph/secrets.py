@@ -56,7 +56,7 @@ def _region(arn: str, variable: str) -> str:
 
 
 def _boto3_client(region: str) -> SecretsClient:
-    import boto3
+    import boto3  # heavy: boto3 (cold start)
 
     client: SecretsClient = boto3.session.Session().client("secretsmanager",
                                                            region_name=region)

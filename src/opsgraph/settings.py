@@ -15,6 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from opsgraph.errors import ConfigurationError
+from opsgraph.secrets import deployment_mongodb_uri, secret_value
 
 DEFAULT_MODEL = "bedrock:us.anthropic.claude-sonnet-4-6"
 DEFAULT_LIGHT_MODEL = "bedrock:us.anthropic.claude-haiku-4-5-20251001-v1:0"
@@ -153,7 +154,6 @@ def _from_secret(env: Mapping[str, str], plain: str, arn_variable: str) -> str |
         return value
     if value is not None:
         raise ConfigurationError(f"{plain} and {arn_variable} are both set: keep the ARN only")
-    from opsgraph.secrets import secret_value
 
     return secret_value(arn, arn_variable)
 
@@ -162,7 +162,6 @@ def _mongodb_uri(env: Mapping[str, str]) -> str | None:
     uri = _from_secret(env, "MONGODB_URI", "OPSGRAPH_MONGODB_SECRET_ARN")
     if uri is None or not env.get("OPSGRAPH_MONGODB_SECRET_ARN", "").strip():
         return uri
-    from opsgraph.secrets import deployment_mongodb_uri
 
     return deployment_mongodb_uri(uri, "OPSGRAPH_MONGODB_SECRET_ARN")
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from opsgraph.engine.expiry_job import expire_and_notify
+from opsgraph.jobs.expiry_job import expire_and_notify
 from opsgraph.settings import get_settings
 from tests.approvals.conftest import Propose
 

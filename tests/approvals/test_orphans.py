@@ -11,9 +11,9 @@ import pytest
 
 from opsgraph.approvals import Orphaned, get_change, history, list_changes
 from opsgraph.engine.approval_flow import decide_and_resume
-from opsgraph.engine.expiry_job import expire_and_notify
 from opsgraph.engine.runner import thread_state
 from opsgraph.errors import Conflict, Gone
+from opsgraph.jobs.expiry_job import expire_and_notify
 from opsgraph.store.scope import TenantScope
 from tests.e2e.scripts import call, task
 from tests.engine.helpers import chat, finished, of, person

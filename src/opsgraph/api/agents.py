@@ -8,16 +8,17 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from opsgraph.api.bodies import parse_json_object, validated
+from opsgraph.api.catalog import agents_for
 from opsgraph.api.principals import caller, require_roles
 from opsgraph.api.request_models import BareTenantModels, TenantModelsRequest
 from opsgraph.api.route_doc import TENANT, ApiRoute
+from opsgraph.models.overrides import model_settings, set_overrides
 from opsgraph.principal import Role
+from opsgraph.registry.loader import get_registry
 from opsgraph.store.scope import TenantScope
 
 
 async def agents(request: Request) -> Response:
-    from opsgraph.api.catalog import agents_for  # heavy: yaml (cold start)
-
     principal = await caller(request)
     return JSONResponse({"agents": await run_in_threadpool(agents_for, principal)})
 
@@ -25,10 +26,6 @@ async def agents(request: Request) -> Response:
 async def tenant_models(request: Request) -> Response:
     """GET and PUT answer `{"models": {agent: spec}, "allowed": [...]}`; PUT takes
     `{"models": {agent: spec}}`, or the bare `{agent: spec}`, and replaces every override."""
-    # not at the top: opsgraph.models (8 modules) would cost every cold start ~10 ms
-    from opsgraph.models.overrides import model_settings, set_overrides
-    from opsgraph.registry.loader import get_registry  # heavy: yaml (cold start)
-
     principal = await caller(request)
     require_roles(principal, Role.ADMIN, action="managing model overrides")
     scope = TenantScope.of(principal)

@@ -17,8 +17,16 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 
+from opsgraph.api.agent_protocol.bodies import ResumeCommand, RunCreate, ThreadCreate
+from opsgraph.api.agent_protocol.runs import start_events
+from opsgraph.api.agent_protocol.threads import create_thread
+from opsgraph.api.agui_events import AguiRun
+from opsgraph.api.bodies import parse_body
 from opsgraph.api.principals import caller
+from opsgraph.api.request_ids import current_request_id
 from opsgraph.api.route_doc import ApiRoute
+from opsgraph.api.threads import readable
+from opsgraph.engine.thread_ids import checked_thread_id
 from opsgraph.errors import BadInput
 from opsgraph.principal import Principal
 
@@ -41,8 +49,6 @@ def _message(body: RunAgentInput) -> str:
 
 def _run_body(body: RunAgentInput) -> Any:
     """The input as the Agent Protocol's run body: a message, or decisions by interrupt."""
-    from opsgraph.api.agent_protocol.bodies import ResumeCommand, RunCreate
-
     if body.resume:
         resume = {e.interrupt_id: ({"type": "ignore", "args": None}
                                    if e.status == "cancelled" else e.payload)
@@ -53,12 +59,6 @@ def _run_body(body: RunAgentInput) -> Any:
 
 
 def _start(principal: Principal, body: RunAgentInput) -> Any:
-    from opsgraph.api.agent_protocol.bodies import ThreadCreate
-    from opsgraph.api.agent_protocol.runs import start_events
-    from opsgraph.api.agent_protocol.threads import create_thread
-    from opsgraph.api.threads import readable
-    from opsgraph.engine.thread_ids import checked_thread_id
-
     checked_thread_id(body.thread_id, "threadId")
     create_thread(principal, ThreadCreate(thread_id=body.thread_id, if_exists="do_nothing"))
     readable(principal, body.thread_id)
@@ -68,14 +68,11 @@ def _start(principal: Principal, body: RunAgentInput) -> Any:
 
 async def run_agent(request: Request) -> Response:
     """`POST /ag-ui`."""
-    from ag_ui.core import RunAgentInput
-    from ag_ui.encoder import EventEncoder
-    from sse_starlette.sse import EventSourceResponse
+    from ag_ui.core import RunAgentInput  # heavy: ag_ui (cold start)
+    from ag_ui.encoder import EventEncoder  # heavy: ag_ui (cold start)
+    from sse_starlette.sse import EventSourceResponse  # heavy: sse_starlette (cold start)
 
-    from opsgraph.api.agui_events import AguiRun
-    from opsgraph.api.bodies import parse_body
-    from opsgraph.api.request_ids import current_request_id
-    from opsgraph.api.sse import DONE, for_client, prime
+    from opsgraph.api.sse import DONE, for_client, prime  # heavy: sse_starlette (cold start)
 
     principal = await caller(request)
     body = parse_body(await request.body(), RunAgentInput)

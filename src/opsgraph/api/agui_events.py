@@ -52,12 +52,13 @@ class AguiRun:
         return f"{self.ours}:{task_id}"
 
     def _snapshot(self) -> BaseEvent:
-        from ag_ui.core import StateSnapshotEvent
+        from ag_ui.core import StateSnapshotEvent  # heavy: ag_ui (cold start)
 
         return StateSnapshotEvent(snapshot={"thread_id": self.thread_id, "plan": self.plan,
                                             "tasks": self.tasks})
 
     def _text(self, delta: str) -> list[BaseEvent]:
+        # heavy: ag_ui (cold start)
         from ag_ui.core import TextMessageContentEvent, TextMessageStartEvent
 
         out: list[BaseEvent] = []
@@ -72,7 +73,7 @@ class AguiRun:
         return out
 
     def _close_text(self) -> list[BaseEvent]:
-        from ag_ui.core import TextMessageEndEvent
+        from ag_ui.core import TextMessageEndEvent  # heavy: ag_ui (cold start)
 
         if not self.text_open:
             return []
@@ -80,6 +81,7 @@ class AguiRun:
         return [TextMessageEndEvent(message_id=answer_message_id(self.ours))]
 
     def _task_started(self, data: dict[str, Any]) -> list[BaseEvent]:
+        # heavy: ag_ui (cold start)
         from ag_ui.core import ToolCallArgsEvent, ToolCallEndEvent, ToolCallStartEvent
 
         task_id = str(data.get("task_id"))
@@ -93,7 +95,7 @@ class AguiRun:
                 ToolCallEndEvent(tool_call_id=call_id)]
 
     def _task_finished(self, data: dict[str, Any]) -> list[BaseEvent]:
-        from ag_ui.core import ToolCallResultEvent
+        from ag_ui.core import ToolCallResultEvent  # heavy: ag_ui (cold start)
 
         task_id = str(data.get("task_id"))
         self.tasks[task_id] = {"agent": data.get("agent"), "status": data.get("status")}
@@ -108,11 +110,12 @@ class AguiRun:
                                  graph_snapshot(self.principal, self.thread_id))["interrupts"])
 
     def _interrupted(self) -> list[BaseEvent]:
-        from ag_ui.core import CustomEvent
+        from ag_ui.core import CustomEvent  # heavy: ag_ui (cold start)
 
         return [CustomEvent(name="on_interrupt", value=self.interrupts())]
 
     def _finished(self, data: dict[str, Any]) -> list[BaseEvent]:
+        # heavy: ag_ui (cold start)
         from ag_ui.core import (
             Interrupt,
             RunErrorEvent,
@@ -144,6 +147,7 @@ class AguiRun:
                                        metadata={"opsgraph_run_id": self.ours})]
 
     def _messages(self) -> BaseEvent:
+        # heavy: ag_ui (cold start)
         from ag_ui.core import AssistantMessage, MessagesSnapshotEvent, UserMessage
 
         values = thread_state(self.principal, self.thread_id)["values"]
@@ -154,6 +158,7 @@ class AguiRun:
 
     def events(self, event: Event) -> list[BaseEvent]:
         """The AG-UI events for one opsgraph event (blocking: may read the store)."""
+        # heavy: ag_ui (cold start)
         from ag_ui.core import CustomEvent, RunStartedEvent, StepFinishedEvent, StepStartedEvent
 
         name, data = event.event, event.data

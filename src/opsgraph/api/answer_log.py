@@ -18,6 +18,7 @@ from starlette.responses import JSONResponse, Response
 from opsgraph.api.numbers import parse_number
 from opsgraph.api.principals import admin_caller
 from opsgraph.api.route_doc import ApiRoute, Param
+from opsgraph.engine.answer_log import MAX_LIMIT, OUTCOMES, answer_log, run_detail
 from opsgraph.principal import Principal
 from opsgraph.store.scope import TenantScope
 
@@ -26,8 +27,6 @@ MAX_DAYS = 3660
 
 
 def _page(principal: Principal, query: dict[str, str]) -> dict[str, Any]:
-    from opsgraph.engine.answer_log import MAX_LIMIT, answer_log
-
     limit = parse_number(query.get("limit", "20"), "limit", "a number of runs",
                          maximum=MAX_LIMIT)
     days = query.get("days")
@@ -44,16 +43,12 @@ async def list_runs(request: Request) -> Response:
 
 
 async def get_run(request: Request) -> Response:
-    from opsgraph.engine.answer_log import run_detail
-
     principal = await admin_caller(request, ACTION)
     return JSONResponse(await run_in_threadpool(run_detail, TenantScope.of(principal),
                                                 str(request.path_params["run_id"])))
 
 
 def _page_params() -> tuple[Param, ...]:
-    from opsgraph.engine.answer_log import MAX_LIMIT, OUTCOMES
-
     number = {"type": "string", "pattern": "^[0-9]{1,4}$"}
     return (
         Param("limit", "query", number, f"Runs per page (1 to {MAX_LIMIT})."),

@@ -14,8 +14,10 @@ from opsgraph.api.limits import check_budget, metered
 from opsgraph.api.principals import caller, require_roles
 from opsgraph.api.request_models import DecisionRequest
 from opsgraph.api.route_doc import ApiRoute, Param
-from opsgraph.approvals.pending import STATUSES, get_change, list_changes
+from opsgraph.approvals.decided import MAX_LIMIT, MAX_QUERY, decided_changes, parse_query
+from opsgraph.approvals.pending import FINAL, STATUSES, get_change, list_changes
 from opsgraph.errors import BadInput
+from opsgraph.operations.catalogue import CATALOGUE
 from opsgraph.principal import Role
 from opsgraph.status_words import change_label
 from opsgraph.store.scope import TenantScope
@@ -32,8 +34,6 @@ async def list_approvals(request: Request) -> Response:
 
 
 async def change_history(request: Request) -> Response:
-    from opsgraph.approvals.decided import decided_changes, parse_query
-
     principal = await caller(request)
     require_roles(principal, Role.MANAGER, Role.ADMIN, action="reading the approvals history")
     query = parse_query(dict(request.query_params))
@@ -66,10 +66,6 @@ async def decide_approval(request: Request) -> Response:
 
 
 def _history_params() -> tuple[Param, ...]:
-    from opsgraph.approvals.decided import MAX_LIMIT, MAX_QUERY
-    from opsgraph.approvals.pending import FINAL
-    from opsgraph.operations.catalogue import CATALOGUE
-
     moment = {"type": "string", "description": "2026-12-01 or 2026-12-01T18:00:00Z"}
     return (
         Param("status", "query", {"type": "string"}, "One or more of "

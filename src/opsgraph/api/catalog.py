@@ -9,6 +9,7 @@ from opsgraph.models.factory import tier_spec
 from opsgraph.models.names import model_words
 from opsgraph.models.spec import shown
 from opsgraph.principal import Principal, parse_plan
+from opsgraph.registry.loader import get_registry
 from opsgraph.registry.spec import AgentSpec
 from opsgraph.store.scope import TenantScope
 
@@ -25,8 +26,6 @@ def agent_row(agent: AgentSpec) -> dict[str, Any]:
 def agents_for(principal: Principal) -> list[dict[str, Any]]:
     """Agents the caller passes every gate for on at least one of the agent's verbs, each
     with its model tier and that tier's model (`GET /v1/agents`)."""
-    from opsgraph.registry.loader import get_registry
-
     tenant = TenantScope.of(principal).require_tenant()
     plan = parse_plan(str(tenant.get("plan", "basic")))
     rows = []

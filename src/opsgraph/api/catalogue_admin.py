@@ -20,10 +20,14 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from opsgraph.api.bodies import parse_body
 from opsgraph.api.db import db
 from opsgraph.api.principals import admin_caller
 from opsgraph.api.request_models import Body
 from opsgraph.api.route_doc import ApiRoute, Param
+from opsgraph.errors import BadInput
+from opsgraph.knowledge.catalogue import TYPES
+from opsgraph.operations import catalogue_admin
 
 ACTION = "managing the catalogue"
 KEY_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
@@ -40,8 +44,6 @@ class CatalogueObjectRequest(Body):
 
 
 def _key(request: Request) -> str:
-    from opsgraph.errors import BadInput
-
     key = str(request.path_params["key"])
     if not re.match(KEY_PATTERN, key) or len(key) > 80:
         raise BadInput(f"key: {key[:80]!r} is not a catalogue key (lowercase letters and "
@@ -50,8 +52,6 @@ def _key(request: Request) -> str:
 
 
 async def list_objects(request: Request) -> Response:
-    from opsgraph.operations import catalogue_admin
-
     principal = await admin_caller(request, ACTION)
     return JSONResponse(await run_in_threadpool(catalogue_admin.list_objects, db(),
                                                 principal.tenant_id,
@@ -59,9 +59,6 @@ async def list_objects(request: Request) -> Response:
 
 
 async def put_object(request: Request) -> Response:
-    from opsgraph.api.bodies import parse_body
-    from opsgraph.operations import catalogue_admin
-
     principal = await admin_caller(request, ACTION)
     key = _key(request)
     body = parse_body(await request.body(), CatalogueObjectRequest)
@@ -72,8 +69,6 @@ async def put_object(request: Request) -> Response:
 
 
 async def delete_object(request: Request) -> Response:
-    from opsgraph.operations import catalogue_admin
-
     principal = await admin_caller(request, ACTION)
     key = _key(request)
     return JSONResponse(await run_in_threadpool(
@@ -82,8 +77,6 @@ async def delete_object(request: Request) -> Response:
 
 
 def _type_params() -> tuple[Param, ...]:
-    from opsgraph.knowledge.catalogue import TYPES
-
     return (Param("type", "query", {"type": "string", "enum": list(TYPES)},
                   "Only objects of this type."),)
 

@@ -1,9 +1,11 @@
 """The store as the API's handlers reach it, opened on first use: a route that never
-touches the store (`/v1/info`, a refused request) never loads the client."""
+touches the store (`/v1/info`, a refused request) never opens the client."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+
+from opsgraph.store.client import get_db
 
 if TYPE_CHECKING:
     from pymongo.database import Database
@@ -13,6 +15,4 @@ if TYPE_CHECKING:
 
 def db() -> Database[Document]:
     """The process's database (`store.client.get_db`)."""
-    from opsgraph.store.client import get_db  # heavy: pymongo (cold start)
-
     return get_db()

@@ -18,9 +18,16 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from opsgraph.api.bodies import parse_body
 from opsgraph.api.principals import caller, require_roles
 from opsgraph.api.route_doc import ApiRoute, Param
 from opsgraph.errors import NotFound
+from opsgraph.jobs.drafts import STATES
+from opsgraph.jobs.drafts import discard_draft as discard
+from opsgraph.jobs.drafts import edit_draft as edit
+from opsgraph.jobs.drafts import get_draft as one
+from opsgraph.jobs.drafts import list_drafts as listed
+from opsgraph.jobs.drafts import send_draft as send
 from opsgraph.principal import Principal, Role
 from opsgraph.store.scope import TenantScope
 
@@ -42,25 +49,20 @@ def _draft_id(request: Request) -> str:
 
 
 async def list_drafts(request: Request) -> Response:
-    from opsgraph.jobs.drafts import list_drafts as listed
-
     principal = await _staff(request)
     status = request.query_params.get("status") or None
     return JSONResponse(await run_in_threadpool(listed, TenantScope.of(principal), status))
 
 
 async def get_draft(request: Request) -> Response:
-    from opsgraph.jobs.drafts import get_draft as one
-
     principal = await _staff(request)
     return JSONResponse(await run_in_threadpool(one, TenantScope.of(principal),
                                                 _draft_id(request)))
 
 
 async def edit_draft(request: Request) -> Response:
-    from opsgraph.api.bodies import parse_body
+    # heavy: opsgraph.api.response_models (cold start)
     from opsgraph.api.inbox_models import DraftEdit
-    from opsgraph.jobs.drafts import edit_draft as edit
 
     principal = await _staff(request)
     draft_id = _draft_id(request)
@@ -70,9 +72,8 @@ async def edit_draft(request: Request) -> Response:
 
 
 async def send_draft(request: Request) -> Response:
-    from opsgraph.api.bodies import parse_body
+    # heavy: opsgraph.api.response_models (cold start)
     from opsgraph.api.inbox_models import DraftEdit
-    from opsgraph.jobs.drafts import send_draft as send
 
     principal = await _staff(request)
     draft_id = _draft_id(request)
@@ -83,15 +84,11 @@ async def send_draft(request: Request) -> Response:
 
 
 async def discard_draft(request: Request) -> Response:
-    from opsgraph.jobs.drafts import discard_draft as discard
-
     principal = await _staff(request)
     return JSONResponse(await run_in_threadpool(discard, principal, _draft_id(request)))
 
 
 def _status_params() -> tuple[Param, ...]:
-    from opsgraph.jobs.drafts import STATES
-
     return (Param("status", "query", {"type": "string", "enum": list(STATES)},
                   "Only drafts in this state."),)
 

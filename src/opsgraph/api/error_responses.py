@@ -14,6 +14,7 @@ from starlette.responses import JSONResponse
 
 from opsgraph.api.request_ids import current_request_id
 from opsgraph.errors import OpsgraphError, TooManyRequests, Unprocessable
+from opsgraph.telemetry import metrics
 
 
 def error_body(exc: OpsgraphError) -> dict[str, Any]:
@@ -36,8 +37,6 @@ def error_response(exc: OpsgraphError) -> JSONResponse:
     """The response for `exc`: its status, its body, `Retry-After` for a 429."""
     headers = None
     if isinstance(exc, TooManyRequests):
-        from opsgraph.telemetry import metrics
-
         headers = {"Retry-After": str(exc.retry_after_s)}
         metrics.count("TooManyRequests", {"Limit": str(exc.detail.get("limit", "other"))})
     return JSONResponse(error_body(exc), status_code=exc.status, headers=headers)

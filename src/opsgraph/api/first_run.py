@@ -29,11 +29,19 @@ from opsgraph.api.db import db
 from opsgraph.api.principals import caller, require_roles
 from opsgraph.api.request_models import LocalSignInRequest, TenantSettingsRequest
 from opsgraph.api.route_doc import ApiRoute
+from opsgraph.approvals.duties import SETTING, check_operations, covered_operations
+from opsgraph.auth import issue_token
 from opsgraph.errors import NotFound, Unprocessable
 from opsgraph.harness.modules import SETTING as MODULES
 from opsgraph.harness.modules import check_names, shipped
+from opsgraph.models.auto import model_choice
+from opsgraph.models.demo import example_requests
+from opsgraph.models.spec import shown
+from opsgraph.operations.catalogue import CATALOGUE
+from opsgraph.operations.currency import SYMBOLS, currency_code
 from opsgraph.principal import Channel, Principal, Role, parse_role
 from opsgraph.settings import get_settings
+from opsgraph.store.scope import TenantScope
 
 DEMO_USERS: Final = (("stf_demo_04", "staff", "staff"), ("stf_demo_02", "staff", "manager"),
                      ("stf_demo_01", "staff", "admin"), ("mem_demo_001", "members", "member"))
@@ -67,10 +75,6 @@ def demo_users() -> list[dict[str, str]]:
 
 def info_body(local: bool) -> dict[str, Any]:
     """What `GET /v1/info` answers (`local`: whether this caller may sign in locally)."""
-    from opsgraph.models.auto import model_choice
-    from opsgraph.models.demo import example_requests
-    from opsgraph.models.spec import shown
-
     choice = model_choice()
     return {"mode": choice.mode,
             "model": "scripted examples" if choice.mode == "demo" else shown(choice.model),
@@ -84,9 +88,6 @@ async def info(request: Request) -> Response:
 
 
 def _sign_in(user_id: str, role: str) -> str:
-    from opsgraph.auth import issue_token
-    from opsgraph.store.scope import TenantScope
-
     tenant = get_settings().default_tenant
     TenantScope(db(), tenant).require_tenant()
     known = {u["user_id"] for u in demo_users()}
@@ -109,9 +110,6 @@ async def local_sign_in(request: Request) -> Response:
 
 def read_tenant_settings(tenant_id: str) -> dict[str, Any]:
     """The tenant's settings as `GET /v1/tenant/settings` answers them."""
-    from opsgraph.approvals.duties import SETTING, covered_operations
-    from opsgraph.operations.currency import currency_code
-
     doc = db()["tenants"].find_one({"_id": tenant_id}, {
         "capability_mode": 1, "off_topic_reply": 1, MODULES: 1,
         "harness_agent_may_force": 1, SETTING: 1, "currency": 1}) or {}
@@ -126,9 +124,6 @@ def read_tenant_settings(tenant_id: str) -> dict[str, Any]:
 def _choices() -> dict[str, list[str]]:
     """What the settings page offers: the shipped modules, the write operations, and the
     currencies written with a symbol."""
-    from opsgraph.operations.catalogue import CATALOGUE
-    from opsgraph.operations.currency import SYMBOLS
-
     return {"modules": list(shipped()),
             "operations": [op.id for op in CATALOGUE.values() if op.kind == "write"],
             "currencies": list(SYMBOLS)}
@@ -139,8 +134,6 @@ def set_tenant_settings(principal: Principal, capability_mode: str,
                         may_force: bool | None,
                         duties: list[str] | None = None, currency: str | None = None,
                         ) -> dict[str, Any]:
-    from opsgraph.approvals.duties import SETTING, check_operations
-
     changes: dict[str, Any] = {"capability_mode": capability_mode}
     if off_topic_reply is not None:  # absent: unchanged; "": the generic reply again
         changes["off_topic_reply"] = off_topic_reply.strip()

@@ -24,10 +24,12 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from opsgraph.api.bodies import parse_body
 from opsgraph.api.harness_view import version_param
 from opsgraph.api.principals import admin_caller
 from opsgraph.api.request_models import Body
 from opsgraph.api.route_doc import ApiRoute, Param
+from opsgraph.errors import BadInput
 from opsgraph.principal import Principal
 from opsgraph.store.scope import TenantScope
 
@@ -72,8 +74,7 @@ def _path_version(request: Request) -> int:
 
 
 async def save_version(request: Request) -> Response:
-    from opsgraph.api.bodies import parse_body
-    from opsgraph.harness import versions
+    from opsgraph.harness import versions  # heavy: opsgraph.harness (cold start)
 
     principal = await admin_caller(request, ACTION)
     body = parse_body(await request.body(), HarnessSaveRequest)
@@ -84,7 +85,7 @@ async def save_version(request: Request) -> Response:
 
 
 async def validate_doc(request: Request) -> Response:
-    from opsgraph.api.bodies import parse_body
+    # heavy: opsgraph.harness (cold start)
     from opsgraph.harness.validate import HarnessInvalid, validate
 
     await admin_caller(request, ACTION)
@@ -97,8 +98,8 @@ async def validate_doc(request: Request) -> Response:
 
 
 def changes_between(principal: Principal, old: int, new: int) -> dict[str, Any]:
-    from opsgraph.harness import versions
-    from opsgraph.harness.changes import diff
+    from opsgraph.harness import versions  # heavy: opsgraph.harness (cold start)
+    from opsgraph.harness.changes import diff  # heavy: opsgraph.harness (cold start)
 
     scope = TenantScope.of(principal)
     return {"from": old, "to": new,
@@ -106,8 +107,6 @@ def changes_between(principal: Principal, old: int, new: int) -> dict[str, Any]:
 
 
 async def changes(request: Request) -> Response:
-    from opsgraph.errors import BadInput
-
     principal = await admin_caller(request, ACTION)
     old, new = (version_param(request.query_params.get(name)) for name in ("from", "to"))
     if old is None or new is None:
@@ -116,8 +115,8 @@ async def changes(request: Request) -> Response:
 
 
 def test_version(principal: Principal, version: int) -> dict[str, Any]:
-    from opsgraph.evals.harness_tests import run_tests
-    from opsgraph.harness import versions
+    from opsgraph.evals.harness_tests import run_tests  # heavy: opsgraph.evals (cold start)
+    from opsgraph.harness import versions  # heavy: opsgraph.harness (cold start)
 
     scope = TenantScope.of(principal)
     report: dict[str, Any] = run_tests(scope, version, versions.load(scope, version))
@@ -132,8 +131,7 @@ async def run_version_tests(request: Request) -> Response:
 
 
 async def activate(request: Request) -> Response:
-    from opsgraph.api.bodies import parse_body
-    from opsgraph.evals.harness_tests import activate_checked
+    from opsgraph.evals.harness_tests import activate_checked  # heavy: opsgraph.evals (cold start)
 
     principal = await admin_caller(request, ACTION)
     version = _path_version(request)
@@ -144,7 +142,7 @@ async def activate(request: Request) -> Response:
 
 
 async def rollback(request: Request) -> Response:
-    from opsgraph.harness import versions
+    from opsgraph.harness import versions  # heavy: opsgraph.harness (cold start)
 
     principal = await admin_caller(request, ACTION)
     return JSONResponse(await run_in_threadpool(

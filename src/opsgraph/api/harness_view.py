@@ -13,17 +13,17 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from opsgraph.api.numbers import parse_number
 from opsgraph.api.principals import caller, require_roles
 from opsgraph.api.route_doc import ApiRoute, Param
 from opsgraph.principal import Principal, Role
+from opsgraph.store.scope import TenantScope
 
 VERSION_MAX = 999_999_999
 """More versions than any tenant saves: a bigger number cannot name one."""
 
 
 def version_param(raw: str | None) -> int | None:
-    from opsgraph.api.numbers import parse_number
-
     if raw is None:
         return None
     return parse_number(raw, "version", "a version number (0, 1, 2, ...)",
@@ -32,8 +32,7 @@ def version_param(raw: str | None) -> int | None:
 
 def harness_view(principal: Principal, version: int | None) -> dict[str, Any]:
     """`{versions, version, active, doc, svg}` of the principal's tenant."""
-    from opsgraph.harness import diagram, versions
-    from opsgraph.store.scope import TenantScope
+    from opsgraph.harness import diagram, versions  # heavy: opsgraph.harness (cold start)
 
     scope = TenantScope.of(principal)
     shown = versions.get(scope, version)  # NotFound for a version that does not exist

@@ -20,6 +20,7 @@ from opsgraph.api.db import db
 from opsgraph.api.principals import caller, require_roles
 from opsgraph.api.request_models import KnowledgeDocumentRequest
 from opsgraph.api.route_doc import ApiRoute, Param
+from opsgraph.knowledge import admin
 from opsgraph.principal import Principal, Role
 
 ACTION = "managing the knowledge base"
@@ -32,16 +33,12 @@ async def _admin(request: Request) -> Principal:
 
 
 async def list_documents(request: Request) -> Response:
-    from opsgraph.knowledge import admin
-
     principal = await _admin(request)
     return JSONResponse(await run_in_threadpool(admin.list_documents, db(),
                                                 principal.tenant_id))
 
 
 async def put_document(request: Request) -> Response:
-    from opsgraph.knowledge import admin
-
     principal = await _admin(request)
     body = parse_body(await request.body(), KnowledgeDocumentRequest)
     result = await run_in_threadpool(
@@ -51,8 +48,6 @@ async def put_document(request: Request) -> Response:
 
 
 async def delete_document(request: Request) -> Response:
-    from opsgraph.knowledge import admin
-
     principal = await _admin(request)
     return JSONResponse(await run_in_threadpool(admin.remove_document, db(),
                                                 principal.tenant_id,

@@ -20,6 +20,7 @@ from typing import Any
 
 from opsgraph.api.bodies import parse_json
 from opsgraph.errors import BadInput, Forbidden, OpsgraphError
+from opsgraph.jobs.inbound_email import ingest_email
 from opsgraph.jobs.scheduled import JOBS, job_name, run_job
 
 log = logging.getLogger(__name__)
@@ -66,7 +67,6 @@ class RecordRunFailed(OpsgraphError):
 
 def _handle_record(record: dict[str, Any]) -> dict[str, Any]:
     body = _record_body(record)
-    from opsgraph.jobs.inbound_email import ingest_email
 
     result = ingest_email(body["tenant"], body["raw"].encode(), source="queue record")
     if result["status"] == "failed":

@@ -26,6 +26,7 @@ from opsgraph.errors import BadInput, PayloadTooLarge, TooManyRequests
 from opsgraph.principal import Principal
 from opsgraph.settings import get_settings
 from opsgraph.store.run_slots import RunSlots
+from opsgraph.store.scope import TenantScope
 
 if TYPE_CHECKING:
     from opsgraph.engine.events import Event
@@ -98,8 +99,6 @@ def _today() -> tuple[str, int]:
 
 def check_budget(principal: Principal) -> None:
     """TooManyRequests when the tenant has spent today's model calls."""
-    from opsgraph.store.scope import TenantScope
-
     budget = get_settings().tenant_daily_model_calls
     day, left_s = _today()
     scope = TenantScope.of(principal)
@@ -114,7 +113,6 @@ def record_model_calls(principal: Principal, calls: int) -> None:
     """Add a run's model calls to the tenant's count for today."""
     if calls <= 0:
         return
-    from opsgraph.store.scope import TenantScope
 
     day, _ = _today()
     TenantScope.of(principal)[MODEL_BUDGET].update_one(

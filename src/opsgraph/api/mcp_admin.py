@@ -18,6 +18,7 @@ made with `opsgraph harness activate N --force`.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
+from opsgraph.api.bodies import validated
 from opsgraph.api.db import db
 from opsgraph.api.mcp_admin_tenant import (
     CatalogueKeyArg,
@@ -39,7 +41,7 @@ from opsgraph.api.mcp_admin_tenant import (
     settings_get,
     settings_set,
 )
-from opsgraph.api.mcp_spec import Writes
+from opsgraph.api.mcp_spec import Writes, admin_hints, server_version
 from opsgraph.api.mcp_user import (
     McpUser,
     call_user_link_tool,
@@ -48,9 +50,15 @@ from opsgraph.api.mcp_user import (
     request_principal,
 )
 from opsgraph.api.principals import require_roles
+from opsgraph.api.read_only import read_only_error
 from opsgraph.api.request_models import KnowledgeDocumentRequest, TenantModelsRequest
+from opsgraph.engine.answer_log import answer_log as log
 from opsgraph.errors import Forbidden, OpsgraphError, Unauthorized
+from opsgraph.knowledge import admin
+from opsgraph.models.overrides import model_settings, set_overrides
 from opsgraph.principal import Principal, Role
+from opsgraph.registry.loader import get_registry
+from opsgraph.store.scope import TenantScope
 
 if TYPE_CHECKING:
     from mcp.server import Server, ServerRequestContext
@@ -60,8 +68,6 @@ if TYPE_CHECKING:
         ListToolsResult,
         PaginatedRequestParams,
     )
-
-    from opsgraph.store.scope import TenantScope
 
 MAY_FORCE = "harness_agent_may_force"
 """The tenant setting that lets an agent force an activation over failing tests."""
@@ -110,25 +116,23 @@ class SlugArg(_Args):
 
 
 def _scope(principal: Principal) -> TenantScope:
-    from opsgraph.store.scope import TenantScope
-
     return TenantScope.of(principal)
 
 
 def harness_schema(principal: Principal, args: NoArgs) -> dict[str, Any]:
-    from opsgraph.harness.spec import HarnessDoc
+    from opsgraph.harness.spec import HarnessDoc  # heavy: opsgraph.harness (cold start)
 
     return HarnessDoc.model_json_schema(by_alias=True)
 
 
 def harness_get(principal: Principal, args: VersionArg) -> dict[str, Any]:
-    from opsgraph.harness import versions
+    from opsgraph.harness import versions  # heavy: opsgraph.harness (cold start)
 
     return versions.get(_scope(principal), args.version)
 
 
 def harness_set(principal: Principal, args: SetArgs) -> dict[str, Any]:
-    from opsgraph.harness import versions
+    from opsgraph.harness import versions  # heavy: opsgraph.harness (cold start)
 
     version, changes = versions.save(_scope(principal), args.doc, actor=principal.user_id,
                                      note=args.note)
@@ -136,6 +140,7 @@ def harness_set(principal: Principal, args: SetArgs) -> dict[str, Any]:
 
 
 def harness_validate(principal: Principal, args: DocArgs) -> dict[str, Any]:
+    # heavy: opsgraph.harness (cold start)
     from opsgraph.harness.validate import HarnessInvalid, validate
 
     try:
@@ -148,8 +153,8 @@ def harness_validate(principal: Principal, args: DocArgs) -> dict[str, Any]:
 def harness_test(principal: Principal, args: VersionArg) -> dict[str, Any]:
     """The version's tests (the active one by default), the report kept beside it — as
     `opsgraph harness test` does."""
-    from opsgraph.evals.harness_tests import run_tests
-    from opsgraph.harness import versions
+    from opsgraph.evals.harness_tests import run_tests  # heavy: opsgraph.evals (cold start)
+    from opsgraph.harness import versions  # heavy: opsgraph.harness (cold start)
 
     scope = _scope(principal)
     version = versions.active(scope)[0] if args.version is None else args.version
@@ -159,7 +164,7 @@ def harness_test(principal: Principal, args: VersionArg) -> dict[str, Any]:
 
 
 def harness_activate(principal: Principal, args: ActivateArgs) -> dict[str, Any]:
-    from opsgraph.evals.harness_tests import activate_checked
+    from opsgraph.evals.harness_tests import activate_checked  # heavy: opsgraph.evals (cold start)
 
     scope = _scope(principal)
     if args.force and (scope.tenant() or {}).get(MAY_FORCE) is not True:
@@ -172,52 +177,39 @@ def harness_activate(principal: Principal, args: ActivateArgs) -> dict[str, Any]
 
 
 def harness_rollback(principal: Principal, args: NoArgs) -> dict[str, Any]:
-    from opsgraph.harness import versions
+    from opsgraph.harness import versions  # heavy: opsgraph.harness (cold start)
 
     return versions.rollback(_scope(principal), actor=principal.user_id)
 
 
 def harness_versions(principal: Principal, args: NoArgs) -> dict[str, Any]:
-    from opsgraph.harness import versions
+    from opsgraph.harness import versions  # heavy: opsgraph.harness (cold start)
 
     return {"versions": versions.list_versions(_scope(principal))}
 
 
 def answer_log(principal: Principal, args: AnswerLogArgs) -> dict[str, Any]:
-    from opsgraph.engine.answer_log import answer_log as log
-
     return log(_scope(principal), limit=args.limit, before=args.before)
 
 
 def documents_list(principal: Principal, args: NoArgs) -> dict[str, Any]:
-    from opsgraph.knowledge import admin
-
     return admin.list_documents(db(), principal.tenant_id)
 
 
 def documents_add(principal: Principal, args: DocumentAddArgs) -> dict[str, Any]:
-    from opsgraph.knowledge import admin
-
     return admin.put_document(db(), principal.tenant_id, args.slug, args.body,
                               kind=args.kind, title=args.title)
 
 
 def documents_remove(principal: Principal, args: SlugArg) -> dict[str, Any]:
-    from opsgraph.knowledge import admin
-
     return admin.remove_document(db(), principal.tenant_id, args.slug)
 
 
 def models_get(principal: Principal, args: NoArgs) -> dict[str, Any]:
-    from opsgraph.models.overrides import model_settings
-
     return model_settings(_scope(principal))
 
 
 def models_set(principal: Principal, args: TenantModelsRequest) -> dict[str, Any]:
-    from opsgraph.models.overrides import model_settings, set_overrides
-    from opsgraph.registry.loader import get_registry
-
     scope = _scope(principal)
     set_overrides(scope, args.models, set(get_registry().agents), principal.user_id)
     return model_settings(scope)
@@ -300,9 +292,6 @@ def call_admin_tool(principal: Principal, name: str, arguments: dict[str, Any],
                     ) -> dict[str, Any]:
     """One admin tool's result; its arguments checked first (422 naming each field). A
     tool that writes is refused to a read-only caller here, for every such tool."""
-    from opsgraph.api.bodies import validated
-    from opsgraph.api.read_only import read_only_error
-
     tool = ADMIN_TOOLS[name]
     if tool.writes and principal.read_only:
         raise read_only_error(principal.channel.value, f"the {name} tool")
@@ -312,12 +301,9 @@ def call_admin_tool(principal: Principal, name: str, arguments: dict[str, Any],
 @lru_cache(maxsize=1)
 def admin_server() -> Server[Any]:
     """The low-level MCP server of the admin link."""
-    import json
+    import mcp_types as types  # heavy: mcp_types (cold start)
+    from mcp.server import Server  # heavy: mcp (cold start)
 
-    import mcp_types as types
-    from mcp.server import Server
-
-    from opsgraph.api.mcp_spec import admin_hints, server_version
 
     async def list_tools(ctx: ServerRequestContext[Any, Any],
                          params: PaginatedRequestParams | None) -> ListToolsResult:

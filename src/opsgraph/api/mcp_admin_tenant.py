@@ -15,8 +15,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from opsgraph.api.catalog import agents_for
 from opsgraph.api.catalogue_admin import KEY_PATTERN, CatalogueObjectRequest
 from opsgraph.api.db import db
+from opsgraph.api.first_run import read_tenant_settings, set_tenant_settings
+from opsgraph.operations.catalogue_admin import list_objects, put_object, remove_object
 from opsgraph.principal import Principal
 
 
@@ -37,23 +40,17 @@ class SettingsArgs(BaseModel):
 
 def settings_get(principal: Principal, args: Any) -> dict[str, Any]:
     """The tenant's settings, as `GET /v1/tenant/settings`."""
-    from opsgraph.api.first_run import read_tenant_settings
-
     return read_tenant_settings(principal.tenant_id)
 
 
 def settings_set(principal: Principal, args: SettingsArgs) -> dict[str, Any]:
     """Set the tenant's settings, as `PUT /v1/tenant/settings` (never `may_force`)."""
-    from opsgraph.api.first_run import set_tenant_settings
-
     return set_tenant_settings(principal, args.capability_mode, args.off_topic_reply,
                          args.modules, None)
 
 
 def catalogue(principal: Principal, args: Any) -> dict[str, Any]:
     """The registry as the admin may use it, as `GET /v1/agents`."""
-    from opsgraph.api.catalog import agents_for
-
     return {"agents": agents_for(principal)}
 
 
@@ -75,21 +72,15 @@ class CataloguePutArgs(CatalogueObjectRequest):
 
 def catalogue_objects(principal: Principal, args: CatalogueTypeArg) -> dict[str, Any]:
     """The tenant's catalogue objects, as `GET /v1/catalogue`."""
-    from opsgraph.operations.catalogue_admin import list_objects
-
     return list_objects(db(), principal.tenant_id, args.type)
 
 
 def catalogue_put(principal: Principal, args: CataloguePutArgs) -> dict[str, Any]:
     """Add or replace an object, as `PUT /v1/catalogue/{key}` (audited)."""
-    from opsgraph.operations.catalogue_admin import put_object
-
     return put_object(db(), principal.tenant_id, args.key, args.object,
                       actor=principal.user_id, if_version=args.if_version)
 
 
 def catalogue_remove(principal: Principal, args: CatalogueKeyArg) -> dict[str, Any]:
     """Remove an object, as `DELETE /v1/catalogue/{key}` (audited)."""
-    from opsgraph.operations.catalogue_admin import remove_object
-
     return remove_object(db(), principal.tenant_id, args.key, actor=principal.user_id)

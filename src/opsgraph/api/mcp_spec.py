@@ -19,7 +19,9 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from opsgraph import __version__
 from opsgraph.api.route_doc import ApiRoute, Param
+from opsgraph.errors import NotFound
 
 if TYPE_CHECKING:
     from mcp_types import ToolAnnotations
@@ -65,7 +67,7 @@ ASK_RESULT_SCHEMA: dict[str, Any] = {
 
 def read_hints() -> ToolAnnotations:
     """A tool that only reads the tenant's records."""
-    import mcp_types as types
+    import mcp_types as types  # heavy: mcp_types (cold start)
 
     return types.ToolAnnotations(read_only_hint=True, destructive_hint=False,
                                  idempotent_hint=True, open_world_hint=False)
@@ -73,7 +75,7 @@ def read_hints() -> ToolAnnotations:
 
 def ask_hints() -> ToolAnnotations:
     """`ask`: a run that may propose changes, never applies one."""
-    import mcp_types as types
+    import mcp_types as types  # heavy: mcp_types (cold start)
 
     return types.ToolAnnotations(read_only_hint=False, destructive_hint=False,
                                  idempotent_hint=False, open_world_hint=False)
@@ -81,7 +83,7 @@ def ask_hints() -> ToolAnnotations:
 
 def admin_hints(writes: Writes | None) -> ToolAnnotations:
     """An admin tool's hints: a read, or a write with its destructive/idempotent kind."""
-    import mcp_types as types
+    import mcp_types as types  # heavy: mcp_types (cold start)
 
     if writes is None:
         return read_hints()
@@ -91,8 +93,6 @@ def admin_hints(writes: Writes | None) -> ToolAnnotations:
 
 def server_version() -> str:
     """`serverInfo.version`: the package's version."""
-    from opsgraph import __version__
-
     return __version__
 
 
@@ -111,8 +111,6 @@ async def protected_resource(request: Request) -> Response:
     """RFC 9728 metadata of an MCP link (`/mcp/user` when the path names none)."""
     link = str(request.path_params.get("link") or "mcp/user").strip("/")
     if link not in ("mcp/user", "mcp/admin"):
-        from opsgraph.errors import NotFound
-
         raise NotFound(f"no protected resource /{link}: the MCP links are /mcp/user and "
                        "/mcp/admin")
     base = _base(request)

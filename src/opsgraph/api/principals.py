@@ -11,6 +11,7 @@ from opsgraph.auth import verify_token
 from opsgraph.errors import BadInput, Forbidden, Unauthorized
 from opsgraph.principal import Channel, Principal, Role
 from opsgraph.settings import get_settings
+from opsgraph.store.scope import TenantScope
 
 TENANT_HEADER = "x-opsgraph-tenant"
 API_KEY_HEADER = "x-api-key"
@@ -49,8 +50,6 @@ def principal_of(request: Request) -> Principal:
 
 def tenant_exists(principal: Principal) -> None:
     """NotFound unless the caller's tenant exists (a signed token may outlive its tenant)."""
-    from opsgraph.store.scope import TenantScope
-
     TenantScope.of(principal).require_tenant()
 
 

@@ -17,12 +17,13 @@ import uuid
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from opsgraph.telemetry import context
+from opsgraph.telemetry.traces import span
 
 HEADER = "x-request-id"
 _SAFE = re.compile(r"[A-Za-z0-9._-]{1,64}")
 access_log = logging.getLogger("opsgraph.access")
 UNTRACED = frozenset({"/health"})
-"""Paths without a span: the readiness check imports nothing it does not need."""
+"""Paths without a span: the readiness check."""
 
 
 def current_request_id() -> str | None:
@@ -61,8 +62,6 @@ class RequestIds:
             if scope.get("path") in UNTRACED:
                 await self.app(scope, receive, send_with_id)
             else:
-                from opsgraph.telemetry.traces import span
-
                 headers = {key.decode("latin-1"): value.decode("latin-1")
                            for key, value in scope["headers"]}
                 with span("request", headers=headers, method=str(scope.get("method")),

@@ -19,6 +19,7 @@ from opsgraph.api.principals import VISITOR_HEADER, VISITOR_SESSION, caller
 from opsgraph.api.request_models import RunRequest
 from opsgraph.api.route_doc import TENANT, ApiRoute, Param
 from opsgraph.api.threads import require_thread
+from opsgraph.models import demo
 from opsgraph.principal import Principal
 
 if TYPE_CHECKING:
@@ -34,7 +35,6 @@ def start_run(principal: Principal, message: str, thread_id: str | None = None, 
     on its own scripted model. The events are metered: the run's model calls count."""
     # heavy: langgraph (cold start)
     from opsgraph.engine.runner import stream_run
-    from opsgraph.models.demo import script_for  # heavy: yaml (cold start)
 
     check_message(message)
     if thread_id is not None and not thread_checked:
@@ -42,7 +42,7 @@ def start_run(principal: Principal, message: str, thread_id: str | None = None, 
     check_budget(principal)
     RUN_SLOTS.take(principal)
     try:
-        model = script_for(principal, message)  # None unless an example in demo mode
+        model = demo.script_for(principal, message)  # None unless an example in demo mode
         return metered(stream_run(principal, message, thread_id=thread_id, model=model),
                        principal, slot=True)
     except BaseException:

@@ -25,10 +25,14 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from opsgraph.api.numbers import parse_number
 from opsgraph.api.principals import caller
 from opsgraph.api.route_doc import TENANT, ApiRoute, Param
+from opsgraph.approvals.pending import COLLECTION, PendingChange
 from opsgraph.engine.thread_ids import THREAD_ID_PATTERN, checked_thread_id
+from opsgraph.engine.thread_log import events_after, run_active, settle_lapsed, summaries, summary
 from opsgraph.errors import Forbidden, NotFound
+from opsgraph.operations.records import to_json
 from opsgraph.principal import Principal
 from opsgraph.status_words import run_label, task_label
 from opsgraph.store.scope import Document, TenantScope
@@ -53,8 +57,6 @@ def may_read(principal: Principal, thread: Document) -> bool:
 
 def readable(principal: Principal, thread_id: str) -> Document:
     """The thread's summary, or the 404 anyone who may not read it gets."""
-    from opsgraph.engine.thread_log import settle_lapsed, summary
-
     scope = TenantScope.of(principal)
     thread = summary(scope, thread_id)
     if thread is None or not may_read(principal, thread):
@@ -68,8 +70,7 @@ def require_thread(principal: Principal, thread_id: str) -> None:
     checkpoint) and they asked for it. A new thread is made by a run without `thread_id`
     (its id comes back in `run_started`). A visitor without a session of its own is
     every visitor at once, so it continues no thread (Forbidden, before any lookup)."""
-    from opsgraph.engine.runner import thread_state
-    from opsgraph.engine.thread_log import summary
+    from opsgraph.engine.runner import thread_state  # heavy: langgraph (cold start)
 
     if principal.is_anonymous:
         raise Forbidden("thread_id: a visitor continues a conversation only from the session "
@@ -95,8 +96,6 @@ def _iso(value: Any) -> Any:
 
 def pending_by_thread(scope: TenantScope, thread_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
     """The pending cards of these threads (a retried request's card on each of its runs)."""
-    from opsgraph.approvals.pending import COLLECTION, PendingChange
-
     docs = scope[COLLECTION].find(
         {"status": "pending", "$or": [{"thread_id": {"$in": thread_ids}},
                                       {"earlier_runs.thread_id": {"$in": thread_ids}}]},
@@ -124,8 +123,6 @@ def _row(thread: Document, pending: int) -> dict[str, Any]:
 
 def list_for(principal: Principal) -> list[dict[str, Any]]:
     """The caller's threads, and for managers and admins those carrying changes."""
-    from opsgraph.engine.thread_log import settle_lapsed, summaries
-
     if principal.is_visitor:
         return []
     scope = TenantScope.of(principal)
@@ -148,8 +145,7 @@ def _result(result: Any) -> dict[str, Any]:
 
 def detail_for(principal: Principal, thread_id: str) -> dict[str, Any]:
     """The conversation, the last plan, task results, sources and pending changes."""
-    from opsgraph.engine.runner import thread_state
-    from opsgraph.operations.records import to_json
+    from opsgraph.engine.runner import thread_state  # heavy: langgraph (cold start)
 
     thread = readable(principal, thread_id)
     _, state = thread_state(principal, thread_id)
@@ -170,8 +166,6 @@ def detail_for(principal: Principal, thread_id: str) -> dict[str, Any]:
 
 def after_event_id(request: Request) -> int:
     """The last event id a follower has: `Last-Event-ID`, else `?after=`, else 0."""
-    from opsgraph.api.numbers import parse_number
-
     header = request.headers.get("last-event-id")
     if header:
         return parse_number(header, "Last-Event-ID", "an event id of this thread")
@@ -191,9 +185,8 @@ async def get_thread(request: Request) -> Response:
 
 
 async def thread_events(request: Request) -> Response:
-    from sse_starlette.sse import EventSourceResponse
+    from sse_starlette.sse import EventSourceResponse  # heavy: sse_starlette (cold start)
 
-    from opsgraph.engine.thread_log import events_after, run_active
 
     principal = await caller(request)
     thread_id = path_thread_id(request)

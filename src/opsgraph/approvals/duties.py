@@ -13,6 +13,7 @@ from typing import Any
 
 from opsgraph.approvals.pending import PendingChange
 from opsgraph.errors import BadInput, Forbidden
+from opsgraph.operations.catalogue import CATALOGUE
 from opsgraph.principal import Principal
 from opsgraph.store.scope import TenantScope
 
@@ -37,8 +38,6 @@ def covered_operations(tenant: Mapping[str, Any] | None) -> list[str]:
 def check_operations(ops: list[str]) -> list[str]:
     """The setting's operations checked against the catalogue's writes (400 naming the
     unknown ones); sorted, once each."""
-    from opsgraph.operations.catalogue import CATALOGUE
-
     writes = sorted(op.id for op in CATALOGUE.values() if op.kind == "write")
     unknown = sorted(set(ops) - set(writes))
     if unknown:

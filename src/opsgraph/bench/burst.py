@@ -20,6 +20,7 @@ from opsgraph.bench.drive import BenchFailure, percentile, timed_run
 from opsgraph.bench.environment import BenchEnv
 from opsgraph.bench.report import Row
 from opsgraph.bench.scripts import fanout_script, model_calls
+from opsgraph.models.limits import model_call_limit
 
 MEMORY_TARGET_KB = 300.0
 BURST_TASKS = 2
@@ -83,8 +84,6 @@ def peak_memory_per_request(env: BenchEnv, spec: str, size: int) -> float:
 
 def burst_rows(env: BenchEnv, size: int, latency_ms: int) -> list[Row]:
     """Throughput and latency of a burst, and peak memory per conversation."""
-    from opsgraph.models.limits import model_call_limit
-
     script = fanout_script(BURST_TASKS, latency_ms)
     spec = env.write_script(f"burst-{latency_ms}ms", script)
     single = timed_run(env, spec).wall_s

@@ -18,6 +18,7 @@ taking turns. Judged on CPU time, which other work on the machine disturbs far l
 
 from __future__ import annotations
 
+import asyncio
 import compileall
 import json
 import os
@@ -33,10 +34,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import uvicorn  # noqa: F401  (first_requests stands for the entry's main(), which imports it)
+
+import opsgraph
+from opsgraph.auth import issue_token
 from opsgraph.bench.drive import BenchFailure
 from opsgraph.bench.environment import BenchEnv
 from opsgraph.bench.report import Row, cpu_ratio_row
 from opsgraph.bench.scripts import fanout_script
+from opsgraph.settings import environment_variable, get_settings
 
 STAGES = ("baseline", "import", "health", "request")
 HANDLER_TARGET = 0.5
@@ -59,8 +65,6 @@ print(time.perf_counter() - wall, time.process_time() - cpu)
 # --- in the child: the app driven as uvicorn would, without a socket ---------------------
 
 async def _lifespan_startup(app: Any) -> None:
-    import asyncio
-
     inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
     outbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
     await inbox.put({"type": "lifespan.startup"})
@@ -74,8 +78,6 @@ async def _lifespan_startup(app: Any) -> None:
 
 async def _request(app: Any, method: str, path: str, headers: dict[str, str],
                    body: bytes = b"") -> tuple[int, bytes]:
-    import asyncio
-
     sent = False
 
     async def receive() -> dict[str, Any]:
@@ -106,9 +108,6 @@ async def _request(app: Any, method: str, path: str, headers: dict[str, str],
 
 def first_requests(entry: Any, stage: str) -> None:
     """In the child: init, startup and `/health`; for `request`, one streamed run too."""
-    import asyncio
-
-    import uvicorn  # noqa: F401  (the entry's main() imports it before serving)
 
     async def drive() -> None:
         entry.prepare()
@@ -133,8 +132,6 @@ def first_requests(entry: Any, stage: str) -> None:
 def image_like_package() -> Iterator[Path]:
     """A read-only copy of the installed opsgraph package, byte-compiled as the image is;
     yields the folder to put first on PYTHONPATH."""
-    import opsgraph
-
     root = Path(tempfile.mkdtemp(prefix="opsgraph-coldstart-"))
     site = root / "site"
     shutil.copytree(Path(opsgraph.__file__).parent, site / "opsgraph",
@@ -163,9 +160,6 @@ def stage_cost(stage: str, env: dict[str, str]) -> tuple[float, float]:
 
 
 def _environment(env: BenchEnv, site: Path) -> dict[str, str]:
-    from opsgraph.auth import issue_token
-    from opsgraph.settings import get_settings
-
     spec = env.write_script("coldstart", fanout_script(1, 0))
     home = env.root / "coldstart-home"
     home.mkdir(exist_ok=True)
@@ -177,8 +171,6 @@ def _environment(env: BenchEnv, site: Path) -> dict[str, str]:
 
 
 def _token(issue: Any, env: BenchEnv) -> str:
-    from opsgraph.settings import environment_variable, get_settings
-
     with environment_variable("OPSGRAPH_TOKEN_SECRET", "coldstart-bench-secret-of-32-bytes"):
         get_settings.cache_clear()
         token: str = issue(env.principal)

@@ -65,7 +65,7 @@ def _kind(counts: Counter[str], name: str) -> int:
 
 def commit_row(env: BenchEnv, tasks: int = 8) -> Row:
     """Commits (and store round trips) of one `tasks`-task request at 0 ms."""
-    from opsgraph.engine.graph import get_graph
+    from opsgraph.engine.graph import get_graph  # heavy: langgraph (cold start)
 
     spec = env.write_script(f"commits-{tasks}", fanout_script(tasks, 0))
     timed_run(env, spec)  # the graph is compiled and warm before counting

@@ -12,6 +12,8 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
+
 from opsgraph.bench.environment import BenchEnv
 from opsgraph.engine.events import Event
 from opsgraph.errors import OpsgraphError
@@ -76,7 +78,7 @@ class _Recorder:
 
 
 def _start(env: BenchEnv, spec: str, label: str) -> tuple[_Recorder, Iterator[Event]]:
-    from opsgraph.engine.runner import stream_run
+    from opsgraph.engine.runner import stream_run  # heavy: langgraph (cold start)
 
     thread_id = f"bench-{next(_sequence)}"
     recorder = _Recorder(thread_id, spec)
@@ -95,8 +97,6 @@ def timed_run(env: BenchEnv, spec: str, label: str = "Find these members") -> Ru
 async def timed_async_run(env: BenchEnv, spec: str,
                           label: str = "Find these members") -> RunTiming:
     """`timed_run` from an event loop, driven as the HTTP API drives it (a thread per step)."""
-    from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
-
     recorder, events = _start(env, spec, label)
     recorder.see(await run_in_threadpool(next, events))
     async for event in iterate_in_threadpool(events):

@@ -23,7 +23,14 @@ from typing import Any
 from pymongo import monitoring
 from pymongo.database import Database
 
+from opsgraph.bootstrap import prepare_store
+from opsgraph.models.factory import reset_models
+from opsgraph.models.limits import reset_model_call_slots
 from opsgraph.principal import Channel, Principal, Role
+from opsgraph.settings import environment_variable, get_settings
+from opsgraph.store import embedded
+from opsgraph.store.client import get_db, reset_client
+from opsgraph.store.seed import seed
 
 _ENV_KEYS = ("MONGODB_URI", "OPSGRAPH_DB", "OPSGRAPH_HOME", "OPSGRAPH_MODEL",
              "OPSGRAPH_LIGHT_MODEL", "OPSGRAPH_MODEL_CONCURRENCY", "OPSGRAPH_RUN_MODEL_CALLS")
@@ -98,11 +105,7 @@ class BenchEnv:
 
 def reset_process_state() -> None:
     """Forget settings, client, graph, models and model-call slots (read the env again)."""
-    from opsgraph.engine.graph import reset_graph
-    from opsgraph.models.factory import reset_models
-    from opsgraph.models.limits import reset_model_call_slots
-    from opsgraph.settings import get_settings
-    from opsgraph.store.client import reset_client
+    from opsgraph.engine.graph import reset_graph  # heavy: langgraph (cold start)
 
     get_settings.cache_clear()
     reset_client()
@@ -114,9 +117,6 @@ def reset_process_state() -> None:
 @contextmanager
 def model_concurrency(slots: int) -> Iterator[None]:
     """Run the block with `OPSGRAPH_MODEL_CONCURRENCY=slots` (no call may be in flight)."""
-    from opsgraph.models.limits import reset_model_call_slots
-    from opsgraph.settings import environment_variable
-
     try:
         with environment_variable(CONCURRENCY_ENV, str(slots)):
             reset_model_call_slots()
@@ -128,11 +128,6 @@ def model_concurrency(slots: int) -> Iterator[None]:
 @contextmanager
 def bench_environment() -> Iterator[BenchEnv]:
     """Start the store, point opsgraph at it, seed the demo tenant; undo it all after."""
-    from opsgraph.bootstrap import prepare_store
-    from opsgraph.store import embedded
-    from opsgraph.store.client import get_db
-    from opsgraph.store.seed import seed
-
     saved = {key: os.environ.get(key) for key in _ENV_KEYS}
     root = Path(tempfile.mkdtemp(prefix="opsgraph-bench-"))
     server = embedded.start(":memory:", log_path=root / "store.log")

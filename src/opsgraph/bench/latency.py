@@ -28,6 +28,7 @@ from opsgraph.bench.scripts import (
     slot_floor_ms,
     superstep_ms,
 )
+from opsgraph.models.limits import model_call_limit
 
 TARGET = 1.05
 WIDE_CAP = 8
@@ -43,8 +44,6 @@ class FanoutTimes:
 
 
 def _default_cap() -> int:
-    from opsgraph.models.limits import model_call_limit
-
     return model_call_limit()
 
 

@@ -23,6 +23,13 @@ from opsgraph.bench.drive import request_text, timed_run
 from opsgraph.bench.environment import BenchEnv
 from opsgraph.bench.report import Row
 from opsgraph.bench.scripts import fanout_script, model_calls
+from opsgraph.engine.plan import TaskPlan
+from opsgraph.models.factory import get_chat_model
+from opsgraph.operations.base import Context
+from opsgraph.operations.catalogue import get_operation
+from opsgraph.registry.loader import get_registry
+from opsgraph.registry.prompt import system_prompt
+from opsgraph.store.scope import TenantScope
 
 TARGET = 3.0
 WARMUP = 2
@@ -53,12 +60,6 @@ class AsyncioFloor:
     """The 8-task request written by hand with asyncio: model and tool calls only."""
 
     def __init__(self, env: BenchEnv, spec: str) -> None:
-        from opsgraph.models.factory import get_chat_model
-        from opsgraph.operations.base import Context
-        from opsgraph.registry.loader import get_registry
-        from opsgraph.registry.prompt import system_prompt
-        from opsgraph.store.scope import TenantScope
-
         self.model = get_chat_model(spec)
         self.reader = Context(TenantScope.of(env.principal).reader(), env.principal)
         agent = get_registry().get("members.lookup")
@@ -67,15 +68,11 @@ class AsyncioFloor:
 
     @staticmethod
     def _schema(op_id: str) -> dict[str, Any]:
-        from opsgraph.operations.catalogue import get_operation
-
         op = get_operation(op_id)
         params = op.input.model_json_schema()
         return {"name": op.tool_name, "description": op.description, "parameters": params}
 
     def _tool(self, call: dict[str, Any]) -> str:
-        from opsgraph.operations.catalogue import get_operation
-
         op = get_operation(call["name"].replace("_", ".", 1))
         assert op.run is not None
         result = op.run(self.reader, op.input.model_validate(call["args"]))
@@ -92,8 +89,6 @@ class AsyncioFloor:
 
     async def request(self, text: str) -> str:
         """One request: plan, every task concurrently, the streamed synthesis."""
-        from opsgraph.engine.plan import TaskPlan
-
         plan = await self.model.with_structured_output(TaskPlan).ainvoke(
             [SystemMessage("Plan the request."), HumanMessage(text)], config=_meta("decompose"))
         assert isinstance(plan, TaskPlan)

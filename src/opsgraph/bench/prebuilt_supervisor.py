@@ -28,14 +28,23 @@ from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.tools import StructuredTool
 
+from opsgraph.bench.commits import counting_commits
 from opsgraph.bench.drive import BenchFailure, median, median_wall, request_text
 from opsgraph.bench.environment import BenchEnv
 from opsgraph.bench.latency import FanoutTimes
 from opsgraph.bench.overhead import CpuPerRequest
 from opsgraph.bench.report import Row
 from opsgraph.bench.scripts import answer_turn, fanout_script, model_calls, search_turn
+from opsgraph.engine.graph import get_graph
 from opsgraph.models.scripted import CALL_METADATA_KWARG, STAGE_KEY, TASK_KEY, ScriptedChatModel
+from opsgraph.operations.base import Context
+from opsgraph.principal import parse_plan
+from opsgraph.registry.loader import get_registry
+from opsgraph.registry.prompt import system_prompt
+from opsgraph.store.scope import TenantScope
+from opsgraph.tools.binding import bind_agent_tools
 
 SUPERVISOR = "supervisor"
 WORKERS = 8
@@ -113,16 +122,10 @@ class PrebuiltSupervisor:
     """The compiled langgraph-supervisor graph and the tool-call count that checks it."""
 
     def __init__(self, env: BenchEnv, workers: int, delay_ms: int, saver: Any) -> None:
-        from langchain_core.tools import StructuredTool
-
-        from opsgraph.operations.base import Context
-        from opsgraph.registry.loader import get_registry
-        from opsgraph.registry.prompt import system_prompt
-        from opsgraph.store.scope import TenantScope
-        from opsgraph.tools.binding import bind_agent_tools
-
         try:
-            from langgraph.prebuilt import create_react_agent
+            from langgraph.prebuilt import create_react_agent  # heavy: langgraph (cold start)
+
+            # heavy: langgraph_supervisor (cold start)
             from langgraph_supervisor import create_supervisor
         except ImportError as exc:  # a dev dependency
             raise BenchFailure(f"langgraph-supervisor is not installed ({exc})") from None
@@ -176,8 +179,6 @@ class PrebuiltSupervisor:
 
 def env_plan(scope: Any) -> Any:
     """The tenant's plan (entitlements) as our own runs read it."""
-    from opsgraph.principal import parse_plan
-
     tenant = scope.tenant() or {}
     return parse_plan(str(tenant.get("plan", "basic")))
 
@@ -196,9 +197,6 @@ def _their_cpu(graph: PrebuiltSupervisor, requests: int) -> float:
 def supervisor_rows(env: BenchEnv, fanout: FanoutTimes, cpu: CpuPerRequest, runs: int,
                     cpu_requests: int) -> list[Row]:
     """Wall time at the fan-out latency and CPU at 0 ms: ours ÷ langgraph-supervisor's."""
-    from opsgraph.bench.commits import counting_commits
-    from opsgraph.engine.graph import get_graph
-
     saver = get_graph().checkpointer
     slow = PrebuiltSupervisor(env, WORKERS, fanout.latency_ms, saver)
     their_wall = median([slow.request(request_text("Find these members")) for _ in range(runs)])

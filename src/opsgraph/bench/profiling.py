@@ -22,6 +22,8 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any, Literal
 
+from opsgraph.tools.contract import BoundTool
+
 Wrap = Literal["call", "generator", "factory"]
 # (label, module, attribute, how): "factory" wraps what the function returns (a closure).
 CENTRES: tuple[tuple[str, str, str, Wrap], ...] = (
@@ -134,8 +136,6 @@ def _patched(target: Any, name: str, value: Any) -> Iterator[None]:
 @contextmanager
 def timing_centres(clock: CentreClock, saver: Any) -> Iterator[list[str]]:
     """Wrap every centre for the block; yields the centres that could not be found."""
-    from opsgraph.tools.contract import BoundTool
-
     missing: list[str] = []
     with ExitStack() as stack:
         for label, module_name, attribute, how in CENTRES:
@@ -158,7 +158,7 @@ def timing_centres(clock: CentreClock, saver: Any) -> Iterator[list[str]]:
 
 def dominant_costs(run: Callable[[], None], requests: int) -> list[str]:
     """Run `run` (`requests` requests) with the centres timed; the report lines."""
-    from opsgraph.engine.graph import get_graph
+    from opsgraph.engine.graph import get_graph  # heavy: langgraph (cold start)
 
     clock = CentreClock()
     gc.collect()  # a full collection owed to earlier work is not this request's cost

@@ -11,6 +11,8 @@ import time
 
 from opsgraph.bench.drive import median, percentile
 from opsgraph.bench.report import Row
+from opsgraph.knowledge.embeddings import get_embedder
+from opsgraph.registry.ranker import rank_agents, warm
 
 TARGET_MS = 5.0
 _ASKS = ("can you find", "please cancel", "what's the status of", "book", "send a note about",
@@ -29,9 +31,6 @@ def requests(n: int) -> list[str]:
 
 def ranker_row(n: int) -> Row:
     """Mean and p95 milliseconds of `rank_agents` over `n` different requests."""
-    from opsgraph.knowledge.embeddings import get_embedder
-    from opsgraph.registry.ranker import rank_agents, warm
-
     warm()
     for text in ("warm up the tokenizer", "and the session", "before timing"):
         rank_agents(text, top_k=6)

@@ -16,6 +16,10 @@ from opsgraph.bench.drive import median
 from opsgraph.bench.environment import BenchEnv
 from opsgraph.bench.report import Row
 from opsgraph.bench.scale import LARGE_TENANT
+from opsgraph.operations.base import Context
+from opsgraph.principal import Principal, Role
+from opsgraph.resolve import resolve_request
+from opsgraph.store.scope import TenantScope
 
 TARGET_MS = 10.0
 TARGET_RATIO = 2.0
@@ -35,11 +39,6 @@ HISTORY = ("pull up Jane Smith", "Jane Smith - premium member, three upcoming bo
 
 
 def _resolver(env: BenchEnv, tenant: str, now: datetime) -> Callable[[str], int]:
-    from opsgraph.operations.base import Context
-    from opsgraph.principal import Principal, Role
-    from opsgraph.resolve import resolve_request
-    from opsgraph.store.scope import TenantScope
-
     principal = Principal(tenant, "bench", frozenset({Role.STAFF}))
     scope = TenantScope(env.db, tenant)
     ctx, settings = Context(scope, principal, now), scope.require_tenant()

@@ -21,6 +21,12 @@ from typing import Any
 from opsgraph.bench.drive import median
 from opsgraph.bench.environment import BenchEnv
 from opsgraph.bench.report import Row
+from opsgraph.operations.base import Context
+from opsgraph.operations.catalogue import get_operation
+from opsgraph.operations.references import resolve_args
+from opsgraph.principal import Principal, Role
+from opsgraph.store.scope import TenantScope
+from opsgraph.store.seed import LARGE, seed
 
 SCALE_ENV = "OPSGRAPH_BENCH_SCALE"
 TARGET = 2.0
@@ -67,12 +73,6 @@ def scale_factor(default: float) -> float:
 
 
 def _runner(env: BenchEnv, read: Read, tenant: str, now: datetime) -> Any:
-    from opsgraph.operations.base import Context
-    from opsgraph.operations.catalogue import get_operation
-    from opsgraph.operations.references import resolve_args
-    from opsgraph.principal import Principal, Role
-    from opsgraph.store.scope import TenantScope
-
     principal = Principal(tenant, read.user, frozenset({Role(read.role)}))
     ctx = Context(TenantScope(env.db, tenant), principal, now)
     op = get_operation(read.op_id)
@@ -93,8 +93,6 @@ def _rows_of(data: Any) -> int:
 
 def scale_rows(env: BenchEnv, default_scale: float, repeats: int) -> list[Row]:
     """Seed the large tenant, then one row per read: the large/demo ratio of medians."""
-    from opsgraph.store.seed import LARGE, seed
-
     factor = scale_factor(default_scale)
     scale = LARGE.times(factor)
     started = time.perf_counter()

@@ -33,8 +33,8 @@ def _script() -> dict[str, object]:
 
 def stored_events_row(env: BenchEnv) -> Row:
     """Token events stored for one streamed answer, against per-token and per-sentence."""
-    from opsgraph.engine.runner import stream_run
-    from opsgraph.engine.synthesise import sentence_batches
+    from opsgraph.engine.runner import stream_run  # heavy: langgraph (cold start)
+    from opsgraph.engine.synthesise import sentence_batches  # heavy: langgraph (cold start)
 
     script = _script()
     spec = env.write_script("stored-events", script)

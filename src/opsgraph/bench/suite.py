@@ -32,7 +32,7 @@ from opsgraph.bench import (
 )
 from opsgraph.bench.drive import timed_run
 from opsgraph.bench.environment import BenchEnv, bench_environment
-from opsgraph.bench.report import Report, Row
+from opsgraph.bench.report import Report, Row, format_json, format_table
 from opsgraph.bench.scripts import fanout_script
 
 T = TypeVar("T")
@@ -119,7 +119,7 @@ def _profile(env: BenchEnv, requests: int) -> list[str]:
 
 
 def _store_cases(run: _Run, env: BenchEnv, config: BenchConfig) -> None:
-    from opsgraph.bench import prebuilt_supervisor
+    from opsgraph.bench import prebuilt_supervisor  # heavy: langchain_core (cold start)
 
     run.attempt("warm-up", lambda: timed_run(env, env.write_script("warm", fanout_script(8, 0))))
     fanout = run.attempt("case 1: 8 independent tasks",
@@ -167,8 +167,6 @@ def run_suite(config: BenchConfig = BenchConfig(), progress: Progress | None = N
 
 def run_bench(json_output: bool, config: BenchConfig = BenchConfig()) -> int:
     """`opsgraph bench [--json]`: print the report; 0 unless a measurement failed."""
-    from opsgraph.bench.report import format_json, format_table
-
     def progress(label: str) -> None:
         if not json_output:
             print(f"… {label}", file=sys.stderr, flush=True)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.types import interrupt
 
+from opsgraph.approvals.pending import record_pending
 from opsgraph.approvals.resume import ResumeValue
 from opsgraph.engine import model_calls
 from opsgraph.engine.context import RunContext
@@ -26,7 +27,13 @@ from opsgraph.engine.slot_reading import (
 from opsgraph.engine.state import TaskResult
 from opsgraph.engine.tool_loop import AskModel, Decided, LoopResult, OnProposal, run_tool_loop
 from opsgraph.faults import crash_point
+from opsgraph.harness import modules
+from opsgraph.models.factory import get_chat_model
+from opsgraph.models.overrides import resolve_model_spec
+from opsgraph.models.prompt_cache import cached_system_message
 from opsgraph.operations.base import Context
+from opsgraph.registry.prompt import system_prompt
+from opsgraph.settings import get_settings
 from opsgraph.status_words import OUTCOME_STATUS, change_label
 from opsgraph.tools.binding import bind_agent_tools
 from opsgraph.tools.contract import DATA_NOTICE, BoundTool, Proposal
@@ -87,8 +94,6 @@ def proposal_handler(ctx: RunContext, agent: str, task_id: str,
     attempts = itertools.count()  # replays in the same order, so the same attempt numbers
 
     def on_proposal(proposal: Proposal) -> Decided:
-        from opsgraph.approvals.pending import record_pending
-
         ctx.step(f"the proposal of task {task_id}")  # a write to the thread: lease first
         change = record_pending(
             ctx.scope, thread_id=ctx.thread_id, task_id=task_id, agent=agent,
@@ -127,12 +132,6 @@ def run_agent(ctx: RunContext, agent: AgentSpec, task: PlannedTask,
               waits_for: tuple[str, ...] = ()) -> LoopResult:
     """Run `agent` on `task`; action agents' turns are checkpointed and may interrupt (their
     proposals waiting for `waits_for`)."""
-    from opsgraph.harness import modules
-    from opsgraph.models.factory import get_chat_model
-    from opsgraph.models.overrides import resolve_model_spec
-    from opsgraph.models.prompt_cache import cached_system_message
-    from opsgraph.registry.prompt import system_prompt
-
     tools = bind_agent_tools(Context(ctx.scope, ctx.principal),
                              [*agent.tools, *(op for op in modules.extra_tools(ctx.modules,
                                                                                 agent.name)
@@ -180,8 +179,6 @@ def run_agent(ctx: RunContext, agent: AgentSpec, task: PlannedTask,
 def direct_proposals() -> bool:
     """`OPSGRAPH_DIRECT_PROPOSALS`: a write whose every required argument code resolved is
     proposed with no model turn."""
-    from opsgraph.settings import get_settings
-
     return get_settings().direct_proposals
 
 

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from opsgraph.engine.thread_log import EVENTS, RUNS
-from opsgraph.errors import BadInput
+from opsgraph.errors import BadInput, NotFound
 from opsgraph.store.scope import Document, TenantScope
 
 MAX_LIMIT = 100
@@ -137,8 +137,6 @@ def run_detail(scope: TenantScope, run_id: str) -> dict[str, Any]:
     planned) and its tasks as they finished (agent, outcome, the tools called with their
     arguments and results): `{...entry, plan, tasks, usage}`. NotFound for a run that is
     not in the tenant's log (not this tenant's, or not finished)."""
-    from opsgraph.errors import NotFound
-
     done = scope[EVENTS].find_one({"run_id": run_id, "event": "run_finished"})
     if done is None:
         raise NotFound(f"run {run_id!r}: no finished run of this tenant has that id")

@@ -39,6 +39,7 @@ from opsgraph.faults import crash_point
 from opsgraph.principal import Principal
 from opsgraph.store.people import display_name
 from opsgraph.store.scope import TenantScope
+from opsgraph.telemetry import metrics
 
 log = logging.getLogger(__name__)
 _FINE = ("completed", "awaiting_approval")  # a resumed run's statuses that are no failure
@@ -132,7 +133,6 @@ def _watched(events: Iterator[Event], scope: TenantScope, change_id: str,
                             "%s", scope.tenant_id, thread_id, change_id,
                             event.data.get("status"), errors)
                 failures.append(failure)
-                from opsgraph.telemetry import metrics
 
                 metrics.count("ResumeFailed", thread_id=thread_id, change_id=change_id)
             yield event

@@ -15,6 +15,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from opsgraph.engine.thread_log import RUNS, THREADS, run_active
 from opsgraph.engine.threads import LEASES
 from opsgraph.errors import Conflict, Forbidden, NotFound, RunAborted
 from opsgraph.principal import Principal, Role
@@ -48,8 +49,6 @@ def request_cancel(principal: Principal, run_id: str) -> dict[str, Any]:
     """Ask a run in flight to stop: `{run_id, status: "cancelling"}`. 404 for a run the
     caller may not see (its requester, a manager or an admin may stop it); 409 when it
     already finished (or paused for approval, or its server went away)."""
-    from opsgraph.engine.thread_log import RUNS, THREADS, run_active
-
     if principal.roles <= {Role.VISITOR}:
         raise Forbidden("sign in to stop a run: a visitor's runs end by themselves")
     scope = TenantScope.of(principal)

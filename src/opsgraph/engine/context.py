@@ -9,6 +9,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from opsgraph.engine.budget import SecondsBudget
+from opsgraph.engine.cancel import RunCancelled
 from opsgraph.engine.few_shot import agents_with_examples
 from opsgraph.engine.memory import Turn
 from opsgraph.engine.threads import ThreadLease
@@ -123,8 +124,6 @@ class RunContext:
         it: `ThreadLease.confirm`). It must still hold, or the run stops here
         with `lease_lost`; and when someone asked the run to stop (the request may have
         come to another process: it marks the lease), it stops with `RunCancelled`."""
-        from opsgraph.engine.cancel import RunCancelled
-
         if self.lease is not None and self.lease.confirm(where):
             raise RunCancelled(f"the run was stopped at {where}", run_id=self.run_id)
 

@@ -25,6 +25,8 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
+from opsgraph.settings import get_settings
+
 CHARS_PER_TOKEN = 4
 KNOWN_WINDOWS = (("anthropic.claude", 200_000), ("claude-", 200_000))
 """(spec contains, window in tokens) — the models whose window opsgraph knows."""
@@ -41,8 +43,6 @@ TRIMMED = "\n… (trimmed to fit the model's context window)"
 
 def context_window(spec: str) -> int:
     """The context window of the model `spec` names, in tokens."""
-    from opsgraph.settings import get_settings
-
     lowered = spec.lower()
     for marker, window in KNOWN_WINDOWS:
         if marker in lowered:

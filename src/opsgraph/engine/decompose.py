@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
+from pydantic import ValidationError
 
 from opsgraph.engine import model_calls
 from opsgraph.engine.context import RunContext
@@ -34,6 +35,14 @@ from opsgraph.engine.plan import (
 from opsgraph.engine.plan_review import asks_for_information, names_a_write, review_plan
 from opsgraph.engine.state import RunState, state_update
 from opsgraph.errors import RunAborted
+from opsgraph.gates import decide
+from opsgraph.knowledge.embeddings import get_embedder
+from opsgraph.models.factory import get_chat_model, tier_spec
+from opsgraph.models.prompt_cache import cached_system_message
+from opsgraph.principal import READ_VERBS, WRITE_VERBS
+from opsgraph.registry.loader import get_registry
+from opsgraph.registry.matrix import capability_matrix, route
+from opsgraph.registry.ranker import rank_agents
 
 if TYPE_CHECKING:
     from opsgraph.registry.registry import Registry
@@ -85,8 +94,6 @@ def _first_sentence(text: str) -> str:
 def clauses_of(request: str) -> list[str]:
     """The asks of a several-ask request (two words or more each; none for a single ask),
     embedded with the request in one call for the ranker that reads them next."""
-    from opsgraph.knowledge.embeddings import get_embedder
-
     clauses = [c for c in _CLAUSES.split(request) if len(c.split()) >= 2]
     if len(clauses) < 2:
         return []
@@ -96,9 +103,6 @@ def clauses_of(request: str) -> list[str]:
 
 def candidate_capabilities(request: str, registry: Registry) -> dict[str, str]:
     """`domain.verb` → what it does, for the agents the ranker finds for `request`."""
-    from opsgraph.registry.matrix import route
-    from opsgraph.registry.ranker import rank_agents
-
     ranked = list(rank_agents(request, top_k=CANDIDATE_AGENTS))
     for clause in clauses_of(request):
         ranked.extend(rank_agents(clause, top_k=3))
@@ -138,9 +142,6 @@ def plan_schema(capabilities: list[str]) -> dict[str, Any]:
 def _planner_messages(ctx: RunContext, spec: str, request: str, history: list[Turn],
                       capabilities: dict[str, str]) -> list[BaseMessage]:
     """A stable system prompt (rules and one example: cacheable), then this request."""
-    from opsgraph.models.factory import get_chat_model
-    from opsgraph.models.prompt_cache import cached_system_message
-
     by_what: dict[str, list[str]] = {}
     for key, what in capabilities.items():  # one line for the verbs one agent serves
         by_what.setdefault(what, []).append(key)
@@ -158,8 +159,6 @@ def _planner_messages(ctx: RunContext, spec: str, request: str, history: list[Tu
 def _draft(ctx: RunContext, spec: str, messages: list[BaseMessage],
            schema: dict[str, Any]) -> tuple[PlanDraft | None, str]:
     """One planner call: the draft, or None and why it could not be read."""
-    from pydantic import ValidationError
-
     raw = model_calls.structured(ctx, spec, messages, schema, stage="decompose")
     try:
         return PlanDraft.model_validate(raw), ""
@@ -191,8 +190,6 @@ def knowledge_question(request: str, history: list[Turn] | None = None) -> TaskP
     for it (and for each of its clauses) is a knowledge agent, and it names no change —
     else None (the planner decides). Seed 000's built-in harness: one agent pass, one model
     call when the pre-read answers it."""
-    from opsgraph.registry.ranker import rank_agents
-
     if names_a_write(request) or not (len(request.split()) >= 2
                                       or request.rstrip().endswith("?")):
         return None  # a change, or one bare word ("launch"): the planner reads it
@@ -221,11 +218,6 @@ def nearest_capability(ctx: RunContext, task: PlannedTask,
     embeddings, over the whole registry) when its own capability is served by none: a read
     becomes that agent's read, a write only an agent's of the same write verb. None when
     the verb is unknown or nothing the caller may use fits."""
-    from opsgraph.gates import decide
-    from opsgraph.principal import READ_VERBS, WRITE_VERBS
-    from opsgraph.registry.loader import get_registry
-    from opsgraph.registry.ranker import rank_agents
-
     if task.operation not in (*READ_VERBS, *WRITE_VERBS):
         return None
     registry = get_registry()
@@ -266,10 +258,6 @@ def _fallback(ctx: RunContext, plan: TaskPlan | None,
 def make_plan(ctx: RunContext, request: str, history: list[Turn]) -> TaskPlan:
     """A knowledge question's plan from code; otherwise ask for a plan, number and review
     it, with one repair attempt, then the nearest-agent fallback, if it is invalid."""
-    from opsgraph.models.factory import tier_spec
-    from opsgraph.registry.loader import get_registry
-    from opsgraph.registry.matrix import capability_matrix
-
     quick = knowledge_question(request, history)
     if quick is not None:
         return quick
@@ -335,11 +323,6 @@ def choose_agent(ctx: RunContext, domain: str, verb: str, instruction: str) -> s
     """The agent for one task: of the agents serving (domain, verb), those this caller may
     use; several → the one the ranker finds best for the instruction; none → the matrix's
     first, so that its refusal is reported."""
-    from opsgraph.gates import decide
-    from opsgraph.registry.loader import get_registry
-    from opsgraph.registry.matrix import capability_matrix
-    from opsgraph.registry.ranker import rank_agents
-
     registry = get_registry()
     names = capability_matrix(registry).agents_for(domain, verb)
     allowed = [n for n in names if decide(ctx.principal, registry.get(n), verb, plan=ctx.plan)]
@@ -353,10 +336,6 @@ def choose_agent(ctx: RunContext, domain: str, verb: str, instruction: str) -> s
 def _embed_instructions(plan: TaskPlan) -> None:
     """The instructions `choose_agent` will rank (their capability has several agents), in
     one embedding call rather than one each."""
-    from opsgraph.knowledge.embeddings import get_embedder
-    from opsgraph.registry.loader import get_registry
-    from opsgraph.registry.matrix import capability_matrix
-
     matrix = capability_matrix(get_registry())
     ranked = [t.instruction for t in plan.tasks
               if len(matrix.agents_for(t.domain, t.operation)) > 1]

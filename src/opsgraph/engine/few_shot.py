@@ -23,6 +23,7 @@ import json
 import re
 from collections.abc import Collection
 
+from opsgraph.knowledge.embeddings import get_embedder
 from opsgraph.settings import get_settings
 from opsgraph.store.scope import Document, TenantScope
 
@@ -73,9 +74,8 @@ def closest(scope: TenantScope, agent: str, text: str, k: int = MAX_SHOWN,
                                        limit=CANDIDATES, projection={"threads": 0}))
     if not docs or not enabled(scope):
         return []
-    import numpy as np
+    import numpy as np  # heavy: numpy (cold start)
 
-    from opsgraph.knowledge.embeddings import get_embedder
 
     query = get_embedder().embed_query(text)
     scored = [(float(np.dot(query, np.asarray(d["embedding"], dtype=np.float32))), d)

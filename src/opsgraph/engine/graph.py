@@ -22,6 +22,9 @@ from opsgraph.engine.execute import execute
 from opsgraph.engine.harness_node import agent_step, harness, route
 from opsgraph.engine.state import RunState
 from opsgraph.engine.synthesise import synthesise
+from opsgraph.settings import get_settings
+from opsgraph.store.client import get_client
+from opsgraph.telemetry.traces import span
 
 CHECKPOINT_TTL_S = 30 * 24 * 3600
 
@@ -34,8 +37,6 @@ Node = TypeVar("Node", bound=Callable[..., dict[str, Any]])
 
 def _traced(name: str, node: Node) -> Node:
     """`node` inside a span of its own (`telemetry.traces`), child of the run's."""
-    from opsgraph.telemetry.traces import span
-
     @functools.wraps(node)
     def run(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         with span(f"node {name}"):
@@ -66,10 +67,8 @@ def get_graph() -> CompiledStateGraph[Any, Any, Any, Any]:
     global _compiled
     with _lock:
         if _compiled is None:
-            from langgraph.checkpoint.mongodb import MongoDBSaver
+            from langgraph.checkpoint.mongodb import MongoDBSaver  # heavy: langgraph (cold start)
 
-            from opsgraph.settings import get_settings
-            from opsgraph.store.client import get_client
 
             saver = MongoDBSaver(get_client(), db_name=get_settings().database,
                                  ttl=CHECKPOINT_TTL_S)

@@ -10,6 +10,7 @@ checkpoint instead of calling the model again.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, cast
@@ -17,11 +18,18 @@ from typing import Any, cast
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langgraph.config import get_stream_writer
 from langgraph.func import task
+from langgraph.runtime import get_runtime
 
 from opsgraph.engine.budget import call_within_budget, stream_within_budget
 from opsgraph.engine.context import RunContext
 from opsgraph.engine.context_budget import context_window, fit_messages
 from opsgraph.engine.tool_loop import dispatch
+from opsgraph.models.factory import get_chat_model
+from opsgraph.models.limits import model_call_slot
+from opsgraph.models.prompt_cache import bind_tools_cached
+from opsgraph.models.usage import usage_of
+from opsgraph.telemetry import metrics
+from opsgraph.telemetry.traces import span
 from opsgraph.tools.contract import BoundTool, ToolOutcome
 
 log = logging.getLogger("opsgraph.model_calls")
@@ -43,11 +51,6 @@ def _observed(spec: str, stage: str, task_id: str | None) -> Iterator[dict[str, 
     """A model call's span and log line (model, stage, milliseconds, tokens, whether it
     waited for a slot, was throttled or retried) and its metric points. The block puts the
     reply under `"reply"` and a wait for a slot under `"queued"`."""
-    import time
-
-    from opsgraph.models.usage import usage_of
-    from opsgraph.telemetry import metrics
-    from opsgraph.telemetry.traces import span
 
     seen: dict[str, Any] = {}
     started = time.perf_counter()
@@ -81,8 +84,6 @@ def _slot(ctx: RunContext, stage: str, task_id: str | None,
     """The run's lease still holds; then one of the process's model-call slots, queued
     behind runs that started earlier. A call that has to wait says so as a `progress`
     event with its place in the queue."""
-    from opsgraph.models.limits import model_call_slot
-
     where = f"{stage} {task_id or ''}".strip()
     ctx.check_lease(f"the model call of {where}")
     emit = get_stream_writer()
@@ -101,9 +102,6 @@ def _slot(ctx: RunContext, stage: str, task_id: str | None,
 
 
 def _bound(spec: str, tools: list[dict[str, Any]], choice: str | None) -> Any:
-    from opsgraph.models.factory import get_chat_model
-    from opsgraph.models.prompt_cache import bind_tools_cached
-
     model = get_chat_model(spec)
     if not tools:
         return model
@@ -116,8 +114,6 @@ def invoke(ctx: RunContext, spec: str, messages: list[BaseMessage], tools: list[
     """One model call with tools offered; `choice` "any" (the reply must call a tool) or a
     tool's name (it must call that one); counted, limited and tagged (`step_id`: a harness
     step's call)."""
-    from opsgraph.models.usage import usage_of
-
     ctx.usage.spend_call(ctx.call_budget, f"{stage} {task_id or ''}".strip())
     messages = fit_messages(messages, tools, context_window(spec))
     model = _bound(spec, tools, choice)
@@ -136,9 +132,6 @@ def structured(ctx: RunContext, spec: str, messages: list[BaseMessage],
                schema: type[Any] | dict[str, Any], *, stage: str) -> Any:
     """A typed answer (e.g. a plan) via the model's structured output; a dict schema
     answers a dict."""
-    from opsgraph.models.factory import get_chat_model
-    from opsgraph.models.usage import usage_of
-
     ctx.usage.spend_call(ctx.call_budget, stage)
     shape = [schema] if isinstance(schema, dict) else []  # a grammar the server adds
     messages = fit_messages(messages, shape, context_window(spec))
@@ -156,9 +149,6 @@ def structured(ctx: RunContext, spec: str, messages: list[BaseMessage],
 def stream_text(ctx: RunContext, spec: str, messages: list[BaseMessage], *,
                 stage: str) -> Iterator[str]:
     """Stream the text of one answer as it comes."""
-    from opsgraph.models.factory import get_chat_model
-    from opsgraph.models.usage import usage_of
-
     ctx.usage.spend_call(ctx.call_budget, stage)
     messages = fit_messages(messages, [], context_window(spec))
     model = get_chat_model(spec)
@@ -206,8 +196,6 @@ def code_turn(tool: str, args: dict[str, Any]) -> AIMessage:
 def model_turn(spec: str, messages: list[BaseMessage], tools: list[dict[str, Any]],
                stage: str, task_id: str, choice: str | None = None) -> AIMessage:
     """A checkpointed model turn (writer tasks): replayed, not re-asked, on resume."""
-    from langgraph.runtime import get_runtime
-
     ctx = get_runtime(RunContext).context
     return invoke(ctx, spec, messages, tools, stage=stage, task_id=task_id,
                   choice=choice)

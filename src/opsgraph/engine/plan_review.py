@@ -22,6 +22,8 @@ from __future__ import annotations
 import re
 
 from opsgraph.engine.plan import PlannedTask, TaskPlan
+from opsgraph.registry.matrix import route
+from opsgraph.store.search_keys import normalise
 
 # Verbs that name a change outright: a request holding one is never a plain question (the
 # knowledge agents' fast path, `decompose.knowledge_question`, leaves it to the planner).
@@ -97,8 +99,6 @@ def review_plan(plan: TaskPlan, request: str, *, can_write: bool = True,
                 conversation: str = "") -> TaskPlan:
     """The plan with unrequested writes, duplicates and redundant lookups removed (a
     caller who cannot write keeps the lookups: the writers will be refused)."""
-    from opsgraph.registry.matrix import route
-
     tasks = list(plan.tasks)
     notes = list(plan.notes)
     for task in unrequested_writes(tasks, request, conversation):
@@ -131,8 +131,6 @@ def _words(text: str) -> str:
 
 def _content_words(text: str) -> list[str]:
     """The words that carry meaning (accents and case ignored, as names compare)."""
-    from opsgraph.store.search_keys import normalise
-
     return [w for w in re.findall(r"\w+", normalise(text)) if w not in _COMMON and len(w) > 1]
 
 

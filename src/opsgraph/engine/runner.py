@@ -20,10 +20,15 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END
 from langgraph.types import Command, Interrupt
 
+from opsgraph.approvals.dependents import withdraw_thread
+from opsgraph.approvals.pending import get_change, note_request
 from opsgraph.approvals.resume import ResumeValue
 from opsgraph.engine.cancel import CANCELLED_WORDS, RunCancelled
 from opsgraph.engine.context import RunContext
 from opsgraph.engine.events import Event
+from opsgraph.engine.graph import get_graph
+from opsgraph.engine.harness_budget import seconds_budget
+from opsgraph.engine.harness_node import load_version, new_harness_state
 from opsgraph.engine.memory import Turn, as_turns
 from opsgraph.engine.run_outcome import RunTally, report_run
 from opsgraph.engine.state import RunState, new_message_state
@@ -32,11 +37,15 @@ from opsgraph.engine.thread_ids import checked_thread_id
 from opsgraph.engine.thread_log import EventIds, RunRecord, ThreadLog, spent_before
 from opsgraph.engine.threads import LeasedSaver, thread_lease
 from opsgraph.errors import BadInput, Conflict, NotFound, OpsgraphError
-from opsgraph.harness import modules
+from opsgraph.harness import modules, versions
 from opsgraph.harness.spec import HarnessDoc
+from opsgraph.models.overrides import get_overrides
+from opsgraph.models.spec import parse_model_spec
 from opsgraph.principal import Principal, parse_plan
 from opsgraph.status_words import change_label, run_label
 from opsgraph.store.scope import TenantScope
+from opsgraph.telemetry.context import bound
+from opsgraph.telemetry.traces import span
 
 log = logging.getLogger(__name__)
 RECURSION_LIMIT = 25
@@ -57,8 +66,6 @@ def graph_thread_id(principal: Principal, thread_id: str) -> str:
 def make_context(principal: Principal, thread_id: str, run_model: str | None,
                  request: str = "") -> RunContext:
     """Who, which tenant settings, which models: read once per run."""
-    from opsgraph.models.overrides import get_overrides
-
     scope = TenantScope.of(principal)
     tenant = scope.require_tenant()
     return RunContext(principal=principal, scope=scope,
@@ -88,8 +95,6 @@ def _drive(ctx: RunContext, graph_input: Any, ids: EventIds, record: RunRecord,
            decided: Sequence[str] = ()) -> Iterator[Event]:
     """Stream the graph from `graph_input` (a new message's state, or the `Command` that
     resumes it with the changes `decided`), storing every event as it is made."""
-    from opsgraph.engine.graph import get_graph
-
     graph = get_graph()
     if ctx.lease is not None:  # this run writes its checkpoint only while it holds the lease
         assert isinstance(graph.checkpointer, BaseCheckpointSaver)
@@ -131,8 +136,6 @@ def _drive(ctx: RunContext, graph_input: Any, ids: EventIds, record: RunRecord,
             yield ids.make("answer", cancelled_answer(ctx, decided))
         else:
             if cards:
-                from opsgraph.approvals.pending import note_request
-
                 status = "awaiting_approval"
                 note_request(ctx.scope, [c["change_id"] for c in cards], ctx.request)
                 cards = [{**c, "request": c.get("request") or ctx.request} for c in cards]
@@ -170,9 +173,6 @@ def _results_in(chunk: Mapping[str, Any]) -> dict[str, Any]:
 def cancelled_answer(ctx: RunContext, decided: Sequence[str] = ()) -> dict[str, Any]:
     """A stopped run's answer: the changes decided before it (a resumed run's: an applied
     one stays applied) and its undecided changes, withdrawn, in words."""
-    from opsgraph.approvals.dependents import withdraw_thread
-    from opsgraph.approvals.pending import get_change
-
     withdrawn = withdraw_thread(ctx.scope, ctx.thread_id, ctx.principal.user_id,
                                 "its run was stopped")
     lines = [CANCELLED_WORDS]
@@ -185,9 +185,6 @@ def cancelled_answer(ctx: RunContext, decided: Sequence[str] = ()) -> dict[str, 
 @contextlib.contextmanager
 def run_ids(principal: Principal, thread_id: str, run_id: str) -> Iterator[None]:
     """The run's ids on every log line and span inside, under a span of the run."""
-    from opsgraph.telemetry.context import bound
-    from opsgraph.telemetry.traces import span
-
     with bound(tenant_id=principal.tenant_id, user_id=principal.user_id,
                thread_id=thread_id, run_id=run_id), span("run"):
         yield
@@ -197,8 +194,6 @@ def thread_state(principal: Principal, thread_id: str) -> tuple[tuple[Interrupt,
                                                                   RunState | None]:
     """The interrupts a thread is paused on (empty when it is not) and its state (None for
     a thread with no checkpoint); `StateUnreadable` when this version cannot read it."""
-    from opsgraph.engine.graph import get_graph
-
     state = get_graph().get_state(_config(principal, thread_id))
     values = RunState(**state.values) if state.values else None
     return tuple(state.interrupts), values
@@ -218,8 +213,6 @@ def _check_thread(principal: Principal, thread_id: str) -> None:
 
 def active_harness(scope: TenantScope) -> tuple[int, HarnessDoc]:
     """The tenant's active harness version and its document (0: the built-in)."""
-    from opsgraph.harness import versions
-
     return versions.active(scope)
 
 
@@ -239,8 +232,6 @@ def stream_run(principal: Principal, message: str, *, thread_id: str | None = No
     if thread_id is not None:
         checked_thread_id(thread_id)
     if model is not None:
-        from opsgraph.models.spec import parse_model_spec
-
         parse_model_spec(model)
     earlier = as_turns(history or [])
     new_thread = thread_id is None
@@ -254,7 +245,6 @@ def stream_run(principal: Principal, message: str, *, thread_id: str | None = No
         ctx.lease = lease
         if not new_thread:
             _check_thread(principal, thread_id)
-        from opsgraph.engine.harness_node import new_harness_state
 
         start = new_harness_state(ctx, text, ctx.harness[0])
         ids.log.open(ids.run_id, principal, text,
@@ -291,8 +281,6 @@ def stream_resume(principal: Principal, thread_id: str, decisions: dict[str, Res
         if started is not None:  # the version it started with, however many came since
             ctx.spent_calls, ctx.spent_s = spent_before(scope, started.run_key)
             if started.version and started.fallback is None:  # its calls' deadline
-                from opsgraph.engine.harness_budget import seconds_budget
-                from opsgraph.engine.harness_node import load_version
 
                 ctx.seconds_budget = seconds_budget(started, load_version(ctx, started.version))
         by_change = {i.value.get("change_id"): i.id for i in interrupts

@@ -23,11 +23,12 @@ from opsgraph.engine.context import RunContext
 from opsgraph.engine.memory import RECENT_TURNS
 from opsgraph.engine.plan import PlannedTask
 from opsgraph.operations.base import Context
+from opsgraph.resolve import Mention, resolve_request
+from opsgraph.resolve.slots import candidates_for
 from opsgraph.tools.contract import BoundTool, ToolOutcome
 
 if TYPE_CHECKING:
     from opsgraph.registry.spec import AgentSpec
-    from opsgraph.resolve import Mention
 
 KIND_OF_COLLECTION = {"members": "member", "staff": "staff", "resources": "resource",
                       "events": "event", "bookings": "booking", "invoices": "invoice"}
@@ -102,9 +103,6 @@ def shown(mention: Mention) -> str:
 def read_slots(ctx: RunContext, agent: AgentSpec, task: PlannedTask,
                several_tasks: bool) -> SlotReading:
     """Resolve the task's words once and fill the agent's typed slots."""
-    from opsgraph.resolve import Mention, resolve_request
-    from opsgraph.resolve.slots import candidates_for
-
     typed = [s for s in agent.slots if s.kind != "text"]
     if not typed:
         return SlotReading()

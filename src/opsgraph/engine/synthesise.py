@@ -26,6 +26,7 @@ from opsgraph.engine.answer_text import collect_sources, fallback_warning, statu
 from opsgraph.engine.context import RunContext
 from opsgraph.engine.state import DONE, Answer, RunState, TaskResult, state_update
 from opsgraph.engine.task_outcome import agent_words
+from opsgraph.models.factory import tier_spec
 from opsgraph.tools.contract import DATA_NOTICE
 
 SYNTHESIS_RULES = """You answer a member of staff of a club or venue.
@@ -113,8 +114,6 @@ def read_sentences(ctx: RunContext, request: str,
     """The answer to what the query tasks read, a few sentences at a time (model, checked;
     stored events coalesced, `sentence_batches`); none when they read nothing. A paused
     run answers with it before its cards are decided."""
-    from opsgraph.models.factory import tier_spec
-
     findings = _findings(results)
     if not findings:
         return

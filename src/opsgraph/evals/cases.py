@@ -23,7 +23,9 @@ from pydantic import (
 
 from opsgraph.errors import BadInput
 from opsgraph.evals.checkout import repo_root
+from opsgraph.operations.catalogue import CATALOGUE
 from opsgraph.principal import DOMAINS, VERBS, Channel, Role
+from opsgraph.store.seed import TENANTS
 
 Split = Literal["dev", "heldout"]
 SPLITS: tuple[str, ...] = ("dev", "heldout")
@@ -35,8 +37,6 @@ def tool_name(name: str) -> str:
 
 
 def _known_tool(name: str) -> str:
-    from opsgraph.operations.catalogue import CATALOGUE
-
     tool = tool_name(name)
     if tool.replace("_", ".", 1) not in CATALOGUE:
         raise ValueError(f"unknown tool or operation {name!r}")
@@ -58,8 +58,6 @@ class CasePrincipal(_Strict):
     @field_validator("tenant")
     @classmethod
     def _seeded(cls, value: str) -> str:
-        from opsgraph.store.seed import TENANTS
-
         if value not in TENANTS:
             raise ValueError(f"unknown tenant {value!r} (the suite seeds {', '.join(TENANTS)})")
         return value

@@ -27,9 +27,14 @@ from pathlib import Path
 from typing import Any
 
 from opsgraph.engine.events import Event
-from opsgraph.harness import patterns
+from opsgraph.engine.thread_log import RUNS
+from opsgraph.harness import patterns, versions
 from opsgraph.harness.spec import HarnessDoc, HarnessTest
+from opsgraph.models.spec import parse_model_spec
+from opsgraph.principal import Channel, Principal
+from opsgraph.store.client import get_db
 from opsgraph.store.scope import Document, TenantScope
+from opsgraph.store.seed import seed
 
 SETTINGS = ("name", "plan", "capability_mode", "timezone", "off_topic_reply", "modules")
 """The tenant settings a scratch tenant copies (the rest is the demo club's)."""
@@ -44,9 +49,6 @@ died mid-test: the next test run of its tenant drops it."""
 def scratch_tenant(scope: TenantScope) -> Iterator[TenantScope]:
     """A tenant seeded like the demo club with `scope`'s settings and knowledge documents,
     in the process's database; dropped, with all the runs wrote, when the block ends."""
-    from opsgraph.store.client import get_db
-    from opsgraph.store.seed import seed
-
     db = get_db()
     prefix = f"{scope.tenant_id}{SCRATCH}"
     for stale in db["tenants"].find({"_id": {"$regex": f"^{re.escape(prefix)}"},
@@ -71,8 +73,6 @@ def scratch_tenant(scope: TenantScope) -> Iterator[TenantScope]:
 
 def drop_tenant(scratch: TenantScope) -> None:
     """Every record of the scratch tenant, in every collection, and its checkpoints."""
-    from opsgraph.store.client import get_db
-
     db = get_db()
     for name in db.list_collection_names():
         if name in CHECKPOINTS:
@@ -139,9 +139,7 @@ def run_test(scratch: TenantScope, version: int, doc: HarnessDoc, test: HarnessT
              model: str) -> dict[str, Any]:
     """One test on the scratch tenant: `{name, passed, failures, steps_ran, model_calls,
     answer}`."""
-    from opsgraph.engine.runner import stream_run
-    from opsgraph.engine.thread_log import RUNS
-    from opsgraph.principal import Channel, Principal
+    from opsgraph.engine.runner import stream_run  # heavy: langgraph (cold start)
 
     principal = Principal(scratch.tenant_id, test.user, frozenset({test.role}),
                           Channel.DASHBOARD)
@@ -170,8 +168,6 @@ def run_tests(scope: TenantScope, version: int, doc: HarnessDoc, *,
     """Run every test of `doc` (the tenant's version `version`) in a scratch tenant:
     `{version, passed, failed, model, results}`."""
     if model is not None:
-        from opsgraph.models.spec import parse_model_spec
-
         parse_model_spec(model)
     results = []
     if doc.tests:
@@ -190,8 +186,6 @@ def activate_checked(scope: TenantScope, version: int, *, actor: str, force: boo
     """Run the version's tests, keep the report, then activate it: failing tests refuse the
     activation (`tests_failing`) unless `force`, which is audited. Returns the activation
     with the test report under `tests`."""
-    from opsgraph.harness import versions
-
     doc = versions.load(scope, version)
     report = run_tests(scope, version, doc, model=model)
     versions.record_test(scope, version, report)

@@ -16,6 +16,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from opsgraph.models.factory import get_chat_model
+from opsgraph.models.spec import parse_model_spec
+
 log = logging.getLogger(__name__)
 
 CRITERIA: tuple[str, ...] = ("correctness", "groundedness", "completeness", "clarity",
@@ -77,9 +80,9 @@ def pair_prompt(a: dict[str, Any], b: dict[str, Any], a_first: bool) -> str:
 def judge_pair(spec: str, a: dict[str, Any], b: dict[str, Any], a_first: bool
                ) -> dict[str, Any]:
     """Judge one case; the result is in terms of A and B, whatever the order shown."""
+    # heavy: langchain_core (cold start)
     from langchain_core.messages import HumanMessage, SystemMessage
 
-    from opsgraph.models.factory import get_chat_model
 
     model = get_chat_model(spec).with_structured_output(Judgement)
     # Tagged as a structured-output stage: a scripted judge answers from its `plan` entry.
@@ -124,8 +127,6 @@ def summarise(spec: str, judged: list[dict[str, Any]], skipped: int) -> dict[str
 def judge_reports(a: dict[str, Any], b: dict[str, Any], spec: str, *,
                   concurrency: int = 2) -> dict[str, Any]:
     """Judge every case both reports answered; the summary and each case's judgement."""
-    from opsgraph.models.spec import parse_model_spec
-
     parse_model_spec(spec)
     pairs = _pairs(a, b)
     shared = len({c["id"] for c in a["cases"]} & {c["id"] for c in b["cases"]})

@@ -26,6 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+
+from opsgraph.engine.runner import stream_run
 from opsgraph.errors import BadInput
 from opsgraph.evals.knowledge_score import AnswerScore, score_answer
 from opsgraph.evals.knowledge_set import (
@@ -36,6 +39,11 @@ from opsgraph.evals.knowledge_set import (
     spread,
 )
 from opsgraph.evals.progress import Progress
+from opsgraph.evals.sandbox import scratch_database
+from opsgraph.evals.suite import checked_model
+from opsgraph.harness.spec import HarnessDoc
+from opsgraph.knowledge.search import index_for
+from opsgraph.models.factory import get_chat_model
 from opsgraph.principal import Channel, Principal, Role
 from opsgraph.store.scope import TenantScope
 
@@ -95,8 +103,6 @@ def _event(event: Any) -> tuple[str, Mapping[str, Any]]:
 
 def agent_alone() -> tuple[int, Any]:
     """The one-step harness that runs the knowledge agent without the planner."""
-    from opsgraph.harness.spec import HarnessDoc
-
     return -1, HarnessDoc.model_validate({"steps": [{
         "id": "knowledge", "type": "agent", "agent": KNOWLEDGE_AGENT, "title": "Answer",
         "description": "The knowledge agent answers the question, no planner.",
@@ -106,8 +112,6 @@ def agent_alone() -> tuple[int, Any]:
 def ask_agent(question: Question, model: str, *, alone: bool = False) -> Answer:
     """One run on a new thread (the question's earlier turns seed it): the supervisor's,
     or with `alone` the knowledge agent's without the planner."""
-    from opsgraph.engine.runner import stream_run
-
     history = [t.model_dump() for t in question.history] or None
     text, read, sources, calls, errors = "", [], [], 0, []
     for event in stream_run(STAFF, question.question, model=model, history=history,
@@ -133,10 +137,6 @@ def baseline_query(question: Question) -> str:
 
 def ask_baseline(question: Question, model: str, scope: TenantScope) -> Answer:
     """The top-K search results and the question in one model call."""
-    from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
-
-    from opsgraph.knowledge.search import index_for
-    from opsgraph.models.factory import get_chat_model
 
     hits = index_for(scope).search(baseline_query(question), limit=K)
     passages = [f"[{h.entry.id}] {h.entry.title}\n{h.entry.text}" for h in hits]
@@ -271,10 +271,6 @@ def run_knowledge_eval(dataset: Path, *, model: str | None = None, system: str =
                        progress: TextIO | None = None) -> dict[str, Any]:
     """Run the question set through the chosen systems and return the report; with
     `report_dir`, report.json and report.md are rewritten after every question."""
-    from opsgraph.evals.sandbox import scratch_database
-    from opsgraph.evals.suite import checked_model
-    from opsgraph.knowledge.search import index_for
-
     if system not in CHOICES:
         raise BadInput(f"--system: one of {', '.join(CHOICES)}")
     systems = CHOICES[system]

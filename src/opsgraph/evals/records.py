@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from opsgraph.evals.matching import Aliases
+from opsgraph.operations.catalogue import CATALOGUE
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,8 +90,6 @@ class RunRecord:
 
     def applied_writes(self) -> list[ToolCall]:
         """Write calls that went through (approved and applied)."""
-        from opsgraph.operations.catalogue import CATALOGUE
-
         def is_write(tool: str) -> bool:
             op = CATALOGUE.get(tool.replace("_", ".", 1))
             return op is not None and op.kind == "write"

@@ -22,6 +22,7 @@ from typing import Any
 
 from opsgraph.errors import BadInput
 from opsgraph.evals.cases import SPLITS
+from opsgraph.evals.render import render_markdown
 from opsgraph.evals.scores import DIMENSIONS
 
 REPORT_VERSION = 1
@@ -85,8 +86,6 @@ def build_report(cases: list[dict[str, Any]], *, thresholds: dict[str, float],
 
 def write_report(report: dict[str, Any], directory: Path) -> list[Path]:
     """Write `report.json` and `report.md` into `directory` (created); returns both paths."""
-    from opsgraph.evals.render import render_markdown
-
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -20,6 +20,7 @@ from opsgraph.evals.evaluators import score_case
 from opsgraph.evals.lookups import StoreLookups
 from opsgraph.evals.records import RunRecord, parse_events
 from opsgraph.evals.relative import case_at
+from opsgraph.evals.sandbox import scratch_database
 from opsgraph.evals.scores import Score
 from opsgraph.principal import Principal
 
@@ -78,7 +79,7 @@ def principal_of(case: Case) -> Principal:
 
 def run_case(case: Case, model: str, lookups: StoreLookups) -> CaseResult:
     """Run one case on a new thread and score it; never raises."""
-    from opsgraph.engine.runner import stream_run
+    from opsgraph.engine.runner import stream_run  # heavy: langgraph (cold start)
 
     events: list[Any] = []
     exception = None
@@ -118,8 +119,6 @@ def run_cases(cases: list[Case], model: str, *, concurrency: int = 2,
               on_case: OnCase | None = None) -> list[CaseResult]:
     """Run every case (at most `concurrency` at once) in a scratch database; results in
     the cases' order. `on_case` hears of each case as it finishes."""
-    from opsgraph.evals.sandbox import scratch_database
-
     with scratch_database() as db:
         lookups = StoreLookups(db)
         pool = ThreadPoolExecutor(max_workers=max(1, concurrency),

@@ -14,13 +14,17 @@ from typing import Any
 
 from pymongo.database import Database
 
+from opsgraph.bootstrap import prepare_store
+from opsgraph.settings import environment_variable, get_settings
+from opsgraph.store.client import get_client, get_db
+from opsgraph.store.seed import seed_all
+
 ENV = "OPSGRAPH_DB"
 
 
 def _forget_process_state() -> None:
     """Settings are read again and the graph's checkpointer is rebuilt on the new database."""
-    from opsgraph.engine.graph import reset_graph
-    from opsgraph.settings import get_settings
+    from opsgraph.engine.graph import reset_graph  # heavy: langgraph (cold start)
 
     get_settings.cache_clear()
     reset_graph()
@@ -29,11 +33,6 @@ def _forget_process_state() -> None:
 @contextmanager
 def scratch_database() -> Iterator[Database[dict[str, Any]]]:
     """Point the process at a new, seeded database; drop it and point back afterwards."""
-    from opsgraph.bootstrap import prepare_store
-    from opsgraph.settings import environment_variable, get_settings
-    from opsgraph.store.client import get_client, get_db
-    from opsgraph.store.seed import seed_all
-
     name = f"{get_settings().database[:30]}_eval_{uuid.uuid4().hex[:10]}"
     try:
         with environment_variable(ENV, name):

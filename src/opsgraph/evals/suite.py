@@ -13,16 +13,15 @@ from opsgraph.evals.progress import Progress
 from opsgraph.evals.report import build_report
 from opsgraph.evals.run import CaseResult, run_cases
 from opsgraph.evals.thresholds import load_thresholds
+from opsgraph.models.factory import get_chat_model, tier_spec
+from opsgraph.models.script import load_script
+from opsgraph.models.spec import check_model_spec
 
 
 def checked_model(model: str | None) -> str:
     """The model spec to run (default: the default tier's, what chat uses), checked before
     any case runs: a named file must exist, a scripted file must be valid, the provider's
     client must build."""
-    from opsgraph.models.factory import get_chat_model, tier_spec
-    from opsgraph.models.script import load_script
-    from opsgraph.models.spec import check_model_spec
-
     spec = check_model_spec(model or tier_spec("default"))
     if spec.provider == "scripted":
         load_script(spec.name)

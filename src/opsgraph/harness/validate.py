@@ -40,6 +40,8 @@ from opsgraph.harness.spec import (
     Switch,
     Tool,
 )
+from opsgraph.operations.catalogue import CATALOGUE
+from opsgraph.registry.loader import get_registry
 
 Problem = dict[str, str]
 USER_FIELDS = frozenset({"name", "role"})
@@ -316,8 +318,6 @@ class _Checker:
             self.add(path, why)
 
     def _operation(self, at: str, step: Tool) -> None:
-        from opsgraph.operations.catalogue import CATALOGUE
-
         op = CATALOGUE.get(step.operation)
         if op is None:
             reads = [k for k, o in CATALOGUE.items() if o.kind == "read"]
@@ -335,14 +335,12 @@ class _Checker:
                          f"'{name}' (arguments: {', '.join(fields) or 'none'})")
 
     def _agent(self, path: str, name: str) -> None:
-        from opsgraph.registry.loader import get_registry
-
         if name not in get_registry():
             self.add(path, f"no agent '{name}' in the registry ('opsgraph agents list')")
 
     def _output_schema(self, path: str, schema: dict[str, Any]) -> None:
-        from jsonschema import Draft202012Validator
-        from jsonschema.exceptions import SchemaError
+        from jsonschema import Draft202012Validator  # heavy: jsonschema (cold start)
+        from jsonschema.exceptions import SchemaError  # heavy: jsonschema (cold start)
 
         try:
             Draft202012Validator.check_schema(schema)

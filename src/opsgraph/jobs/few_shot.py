@@ -40,6 +40,7 @@ from opsgraph.engine.few_shot import COLLECTION, PLANNER, enabled, search_form
 from opsgraph.engine.runner import thread_state
 from opsgraph.errors import OpsgraphError
 from opsgraph.jobs.redaction import People, Redactor
+from opsgraph.knowledge.embeddings import get_embedder
 from opsgraph.principal import Channel, Principal, Role
 from opsgraph.store.scope import Document, TenantScope
 
@@ -201,8 +202,6 @@ def _store(scope: TenantScope, keep: list[Candidate], now: datetime) -> int:
     new = [c for c in keep if (c.agent, c.fingerprint) not in stored]
     vectors: list[list[float]] = []
     if new:
-        from opsgraph.knowledge.embeddings import get_embedder
-
         texts = [search_form(c.text) for c in new]
         vectors = [[float(x) for x in row] for row in get_embedder().embed(texts)]
     embeddings = {(c.agent, c.fingerprint): v for c, v in zip(new, vectors, strict=True)}

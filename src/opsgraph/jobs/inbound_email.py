@@ -221,7 +221,7 @@ def record_inbox(scope: TenantScope, mail: InboundEmail, hex_id: str,
 
 
 def _run(principal: Principal, message: str, thread_id: str, model: str | None) -> RunOutcome:
-    from opsgraph.engine.runner import stream_run
+    from opsgraph.engine.runner import stream_run  # heavy: langgraph (cold start)
 
     outcome = RunOutcome()
     for ev in stream_run(principal, message, thread_id=thread_id, model=model):
@@ -237,8 +237,8 @@ def _run(principal: Principal, message: str, thread_id: str, model: str | None) 
 
 def denied_tasks(principal: Principal, thread_id: str) -> list[dict[str, Any]]:
     """The thread's sub-tasks a gate refused: task, operation, agent, gate and reason."""
-    from opsgraph.engine.graph import get_graph
-    from opsgraph.engine.runner import graph_thread_id
+    from opsgraph.engine.graph import get_graph  # heavy: langgraph (cold start)
+    from opsgraph.engine.runner import graph_thread_id  # heavy: langgraph (cold start)
 
     state = get_graph().get_state(
         {"configurable": {"thread_id": graph_thread_id(principal, thread_id)}})

@@ -14,12 +14,12 @@ Importing this module is light (keep-warm imports it): each job loads its code w
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from opsgraph.errors import BadInput
-
-if TYPE_CHECKING:
-    from opsgraph.store.scope import TenantScope
+from opsgraph.jobs.waitlist import share_out_waitlists
+from opsgraph.store.client import get_db
+from opsgraph.store.scope import TenantScope
 
 JOBS = ("expire_approvals", "promote_examples", "share_out_waitlists")
 """The names `opsgraph jobs run` takes and the schedules of `template.yaml` send."""
@@ -35,9 +35,6 @@ def job_name(name: str) -> str:
 def job_scopes(tenant: str | None) -> list[TenantScope]:
     """The scopes a job runs over: the one tenant named (which must exist), else every
     tenant, in id order."""
-    from opsgraph.store.client import get_db
-    from opsgraph.store.scope import TenantScope
-
     db = get_db()
     if tenant is not None:
         scope = TenantScope(db, tenant.strip())
@@ -55,14 +52,13 @@ def run_job(name: str, tenant: str | None = None, now: datetime | None = None,
         if tenant is not None:
             raise BadInput("tenant: expire_approvals runs for every tenant at once; "
                            "run it without --tenant")
-        from opsgraph.engine.expiry_job import expire_and_notify
+        from opsgraph.jobs.expiry_job import expire_and_notify  # heavy: langgraph (cold start)
 
         return {"job": job, **expire_and_notify()}
     scopes = job_scopes(tenant)
     if job == "promote_examples":
-        from opsgraph.jobs.few_shot import promote_few_shot
+        from opsgraph.jobs.few_shot import promote_few_shot  # heavy: langgraph (cold start)
 
         return {"job": job, "tenants": promote_few_shot(scopes, now)}
-    from opsgraph.jobs.waitlist import share_out_waitlists
 
     return {"job": job, "tenants": share_out_waitlists(scopes, now)}

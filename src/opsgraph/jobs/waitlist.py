@@ -36,6 +36,7 @@ from collections import Counter
 from datetime import UTC, datetime
 from typing import Any, TypedDict
 
+from opsgraph.approvals.pending import record_pending
 from opsgraph.audit import record_transition
 from opsgraph.operations.base import Preview
 from opsgraph.operations.reads import by_ids, where_in
@@ -136,8 +137,6 @@ def _queue_notice(scope: TenantScope, reg: Document, event: Document,
                   members: dict[str, Document], now: datetime) -> bool:
     """The email telling the member, as a pending change; False when it has no address
     or was recorded before."""
-    from opsgraph.approvals.pending import record_pending
-
     member = members.get(reg["member_id"]) or {}
     address = member.get("email")
     if not isinstance(address, str) or not address:

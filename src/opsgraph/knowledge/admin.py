@@ -24,6 +24,8 @@ from opsgraph.knowledge.documents import (
     slugify,
     stored_sections,
 )
+from opsgraph.knowledge.search import section_entries
+from opsgraph.knowledge.stored_vectors import forget, text_key, vectors_of
 from opsgraph.store.scope import TenantScope
 from opsgraph.store.search_keys import with_keys
 
@@ -123,9 +125,6 @@ def _section_count(db: Database[Document], ids_only: Document) -> int:
 
 def _keys(doc: Document | None) -> list[str]:
     """The stored-vector keys of a document's sections (the texts the rankers read)."""
-    from opsgraph.knowledge.search import section_entries
-    from opsgraph.knowledge.stored_vectors import text_key
-
     return [text_key(e.searchable) for e in section_entries(doc)] if doc else []
 
 
@@ -133,9 +132,6 @@ def embed_sections(db: Database[Document], tenant: str, doc: Document) -> int:
     """Embed the document's sections that have no stored vector yet (a section whose text
     is unchanged keeps its own); how many were embedded. Done at upload, so a search
     embeds only its query."""
-    from opsgraph.knowledge.search import section_entries
-    from opsgraph.knowledge.stored_vectors import vectors_of
-
     _, embedded = vectors_of(TenantScope(db, tenant),
                              [e.searchable for e in section_entries(doc)])
     return embedded
@@ -145,8 +141,6 @@ def put_document(db: Database[Document], tenant: str, slug: str, body: str, *,
                  kind: str = "markdown", title: str | None = None) -> Document:
     """Add or replace a document, its new sections embedded; returns `{slug, title, kind,
     version, sections, embedded, created, knowledge_version}`."""
-    from opsgraph.knowledge.stored_vectors import forget
-
     if kind not in KINDS:
         raise BadInput(f"kind {kind!r} is not one of {', '.join(KINDS)}", field="kind")
     check_slug(slug)
@@ -171,8 +165,6 @@ def put_document(db: Database[Document], tenant: str, slug: str, body: str, *,
 def remove_document(db: Database[Document], tenant: str, slug: str) -> Document:
     """Remove a document (and its sections' stored vectors); returns `{slug, removed: true,
     knowledge_version}`."""
-    from opsgraph.knowledge.stored_vectors import forget
-
     check_slug(slug)
     _tenant(db, tenant)
     old = db["knowledge"].find_one({"tenant_id": tenant, "slug": slug})

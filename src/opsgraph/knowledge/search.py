@@ -36,6 +36,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from opsgraph.knowledge.documents import knowledge_version, stored_sections
+from opsgraph.knowledge.embeddings import DIMENSIONS, get_embedder
+from opsgraph.knowledge.stored_vectors import vectors_of
+from opsgraph.knowledge.vector_store import stored_or_embedded
 from opsgraph.store.scope import TenantScope
 from opsgraph.store.search_keys import KEY_FIELDS
 
@@ -77,6 +80,7 @@ def stem(word: str) -> str:
 
 
 def _stopwords() -> frozenset[str]:
+    # heavy: bm25s (cold start)
     from bm25s.stopwords import STOPWORDS_EN_PLUS  # NLTK's English list: "how", "can", "my"
 
     return frozenset(STOPWORDS_EN_PLUS)
@@ -180,7 +184,7 @@ class Index:
     def __init__(self, entries: Sequence[Entry],
                  embed: Callable[[Sequence[str]], Vectors] | None = None,
                  embed_query: Callable[[str], Vectors] | None = None) -> None:
-        import bm25s
+        import bm25s  # heavy: bm25s (cold start)
 
         self.entries = tuple(entries)
         self._stopwords = _stopwords()
@@ -243,9 +247,8 @@ def _embed_cached(texts: Sequence[str],
     """Vectors of texts, from this process's cache by text digest, the rest from `fill`
     (the tenant's stored vectors, embedding only what no one embedded yet; default: the
     embedder)."""
-    import numpy as np
+    import numpy as np  # heavy: numpy (cold start)
 
-    from opsgraph.knowledge.embeddings import DIMENSIONS, get_embedder
 
     keys = [hashlib.sha256(t.encode()).hexdigest() for t in texts]
     with _lock:
@@ -278,8 +281,6 @@ def _remember(texts: Sequence[str], vectors: Vectors) -> None:
 
 
 def _embed_query(text: str) -> Vectors:
-    from opsgraph.knowledge.embeddings import get_embedder
-
     return get_embedder().embed_query(text)
 
 
@@ -300,8 +301,6 @@ def _digest(entries: Sequence[Entry]) -> str:
 
 def index_for(scope: TenantScope) -> Index:
     """The tenant's index for its knowledge as it is now, built on first use and cached."""
-    from opsgraph.knowledge.vector_store import stored_or_embedded
-
     entries = entries_of(scope)
     version = knowledge_version(scope)
     key = (scope.tenant_id, version, _digest(entries))
@@ -310,7 +309,6 @@ def index_for(scope: TenantScope) -> Index:
         if cached is not None:
             _indexes.move_to_end(key)
             return cached
-    from opsgraph.knowledge.stored_vectors import vectors_of
 
     def from_store(texts: Sequence[str]) -> Vectors:
         return vectors_of(scope, texts)[0]

@@ -18,7 +18,10 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from bson.binary import Binary
+from pymongo.errors import BulkWriteError
 
+from opsgraph.knowledge.embeddings import DIMENSIONS, get_embedder, model_path
+from opsgraph.knowledge.vector_store import model_digest
 from opsgraph.store.scope import TenantScope
 
 if TYPE_CHECKING:
@@ -34,9 +37,6 @@ def text_key(text: str) -> str:
 
 
 def _model() -> str:
-    from opsgraph.knowledge.embeddings import model_path
-    from opsgraph.knowledge.vector_store import model_digest
-
     return model_digest(model_path())
 
 
@@ -46,9 +46,8 @@ def _record_id(scope: TenantScope, model: str, key: str) -> str:
 
 def stored(scope: TenantScope, keys: Sequence[str]) -> dict[str, Vectors]:
     """The vectors kept for these text keys (those there are)."""
-    import numpy as np
+    import numpy as np  # heavy: numpy (cold start)
 
-    from opsgraph.knowledge.embeddings import DIMENSIONS
 
     model, found = _model(), {}
     for start in range(0, len(keys), _LOOKUP_BATCH):
@@ -63,8 +62,6 @@ def stored(scope: TenantScope, keys: Sequence[str]) -> dict[str, Vectors]:
 def keep(scope: TenantScope, vectors: dict[str, Vectors]) -> None:
     """Store vectors by text key; one another writer stored first is left as it is (the
     same text, the same model: the same vector)."""
-    from pymongo.errors import BulkWriteError
-
     if not vectors:
         return
     model, at = _model(), datetime.now(UTC)
@@ -81,9 +78,8 @@ def keep(scope: TenantScope, vectors: dict[str, Vectors]) -> None:
 def vectors_of(scope: TenantScope, texts: Sequence[str]) -> tuple[Vectors, int]:
     """Vectors of `texts` in order, embedding (and keeping) only those not stored yet;
     and how many were embedded now."""
-    import numpy as np
+    import numpy as np  # heavy: numpy (cold start)
 
-    from opsgraph.knowledge.embeddings import DIMENSIONS, get_embedder
 
     keys = [text_key(t) for t in texts]
     have = stored(scope, sorted(set(keys)))

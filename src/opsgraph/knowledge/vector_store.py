@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from opsgraph.knowledge.embeddings import DIMENSIONS, model_path, save_vectors
 from opsgraph.settings import get_settings
 
 if TYPE_CHECKING:
@@ -62,8 +63,6 @@ def _tenant_part(tenant: str) -> str:
 
 def vector_file(tenant: str, version: int, texts: Sequence[str]) -> Path:
     """Where the vectors of `texts`, the tenant's knowledge at `version`, are kept."""
-    from opsgraph.knowledge.embeddings import model_path
-
     folder = (get_settings().home / "cache" / "knowledge-vectors"
               / model_digest(model_path()))
     return folder / f"{_tenant_part(tenant)}-v{version}-{texts_digest(texts)}.npy"
@@ -71,9 +70,8 @@ def vector_file(tenant: str, version: int, texts: Sequence[str]) -> Path:
 
 def load(path: Path, rows: int) -> Vectors | None:
     """The vectors kept at `path`, or None when there are none (or none of this shape)."""
-    import numpy as np
+    import numpy as np  # heavy: numpy (cold start)
 
-    from opsgraph.knowledge.embeddings import DIMENSIONS
 
     try:
         vectors = np.load(path, allow_pickle=False)
@@ -92,8 +90,6 @@ def load(path: Path, rows: int) -> Vectors | None:
 
 def save(path: Path, vectors: Vectors) -> None:
     """Keep `vectors` at `path` (atomically) and drop the tenant's older files."""
-    from opsgraph.knowledge.embeddings import save_vectors
-
     try:
         save_vectors(path, vectors)
         tenant = path.name.split("-", 1)[0]

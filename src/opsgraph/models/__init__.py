@@ -63,7 +63,7 @@ __all__ = [
 def __getattr__(name: str) -> Any:
     # The scripted model pulls in langchain_core's chat-model stack: load it on first use.
     if name in ("ScriptedChatModel", "ScriptedModelError"):
-        from opsgraph.models import scripted
+        from opsgraph.models import scripted  # heavy: langchain_core (cold start)
 
         return getattr(scripted, name)
     raise AttributeError(f"module 'opsgraph.models' has no attribute {name!r}")

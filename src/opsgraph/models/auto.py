@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Final, Literal
 
 from opsgraph.errors import RunAborted
+from opsgraph.models.bedrock import bedrock_region
 from opsgraph.settings import DEFAULT_LIGHT_MODEL, DEFAULT_MODEL, Settings, get_settings
 
 Mode = Literal["bedrock", "openai", "demo", "configured"]
@@ -117,8 +118,8 @@ def aws_credentials() -> str | None:
     """How botocore finds AWS credentials here (`env`, `shared-credentials-file`, `sso`,
     ...), None when it finds none. botocore's chain as it is, less the instance metadata
     service off EC2 (elsewhere its 1 s timeout would be spent on every start)."""
-    import botocore.session
-    from botocore.exceptions import BotoCoreError
+    import botocore.session  # heavy: botocore (cold start)
+    from botocore.exceptions import BotoCoreError  # heavy: botocore (cold start)
 
     session = botocore.session.Session()
     try:
@@ -151,7 +152,6 @@ def _bedrock() -> ModelChoice | None:
     method = aws_credentials()
     if method is None:
         return None
-    from opsgraph.models.bedrock import bedrock_region
 
     return ModelChoice("bedrock", DEFAULT_MODEL, DEFAULT_LIGHT_MODEL,
                        f"{DEFAULT_MODEL} in {bedrock_region()}, AWS credentials found "

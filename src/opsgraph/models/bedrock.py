@@ -52,7 +52,7 @@ def bedrock_region() -> str:
 
 def client_config() -> Any:
     """botocore Config: adaptive retries (throttling backs off), bounded timeouts."""
-    from botocore.config import Config
+    from botocore.config import Config  # heavy: botocore (cold start)
 
     return Config(
         retries={"max_attempts": MAX_ATTEMPTS, "mode": "adaptive"},
@@ -70,7 +70,7 @@ def bedrock_clients(region: str | None = None) -> tuple[Any, Any]:
     with _lock:
         pair = _clients.get(region)
         if pair is None:
-            import boto3
+            import boto3  # heavy: boto3 (cold start)
 
             session = boto3.session.Session()
             config = client_config()
@@ -131,7 +131,7 @@ def unavailable_error(exc: BaseException, model_id: str, region: str) -> ModelUn
 @cache
 def _converse_class() -> type[Any]:
     """ChatBedrockConverse whose calls fail with `ModelUnavailable` where that applies."""
-    from langchain_aws import ChatBedrockConverse
+    from langchain_aws import ChatBedrockConverse  # heavy: langchain_aws (cold start)
 
     class Converse(ChatBedrockConverse):
         def _unavailable(self, exc: BaseException) -> ModelUnavailable | None:

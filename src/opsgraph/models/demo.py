@@ -31,8 +31,10 @@ import yaml
 
 from opsgraph.errors import OpsgraphError
 from opsgraph.models.auto import DEMO_DIR, model_choice
+from opsgraph.operations.direct import call_operation
 from opsgraph.principal import Principal
 from opsgraph.settings import get_settings
+from opsgraph.store.scope import TenantScope
 
 Document = dict[str, Any]
 
@@ -56,7 +58,6 @@ class Example:
         """The script that answers the example now (`done_script` once it is done)."""
         if self.done_when is None or self.done_script is None:
             return self.script
-        from opsgraph.store.scope import TenantScope
 
         found = TenantScope.of(principal)[str(self.done_when["collection"])].find_one(
             dict(self.done_when["match"]), projection={"_id": 1})
@@ -163,8 +164,6 @@ class Blanks:
 
     def _read(self, op_id: str, args: Document) -> Document | None:
         """A read operation's result for this caller; None when they may not read it."""
-        from opsgraph.operations.direct import call_operation
-
         try:
             result: Document = call_operation(self.principal, op_id, args, now=self.now)
         except OpsgraphError:
@@ -172,8 +171,6 @@ class Blanks:
         return result["result"]  # type: ignore[no-any-return]
 
     def _scope(self) -> Any:
-        from opsgraph.store.scope import TenantScope
-
         return TenantScope.of(self.principal)
 
     def _slot(self) -> tuple[datetime, datetime]:

@@ -13,7 +13,10 @@ from typing import TYPE_CHECKING, Literal
 
 from opsgraph.errors import BadInput
 from opsgraph.models.auto import DEMO_SPEC, DemoMode, demo_mode_message, model_choice
+from opsgraph.models.bedrock import build_bedrock_model
 from opsgraph.models.limits import model_rate_limiter
+from opsgraph.models.llamacpp import build_llamacpp_model
+from opsgraph.models.openai import build_openai_model
 from opsgraph.models.spec import ModelSpec, parse_model_spec
 
 if TYPE_CHECKING:
@@ -45,18 +48,13 @@ def _build(spec: ModelSpec) -> BaseChatModel:
     if str(spec) == DEMO_SPEC:
         raise DemoMode(demo_mode_message())
     if spec.provider == "scripted":
-        from opsgraph.models.scripted import ScriptedChatModel
+        from opsgraph.models.scripted import ScriptedChatModel  # heavy: langchain_core (cold start)
 
         return ScriptedChatModel(path=spec.name)  # no rate limit: nothing to protect
     if spec.provider == "bedrock":
-        from opsgraph.models.bedrock import build_bedrock_model
-
         return build_bedrock_model(spec.name, rate_limiter=model_rate_limiter())
     if spec.provider == "openai":
-        from opsgraph.models.openai import build_openai_model
-
         return build_openai_model(spec.name, rate_limiter=model_rate_limiter())
-    from opsgraph.models.llamacpp import build_llamacpp_model
 
     return build_llamacpp_model(spec.name, rate_limiter=model_rate_limiter())
 

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import heapq
 import itertools
 import threading
@@ -38,6 +39,7 @@ def run_ticket() -> int:
 
 def model_rate_limiter() -> InMemoryRateLimiter:
     """A fresh rate limiter for one model instance, sized from `OPSGRAPH_MODEL_RPS`."""
+    # heavy: langchain_core (cold start)
     from langchain_core.rate_limiters import InMemoryRateLimiter
 
     rps = get_settings().model_rps
@@ -131,8 +133,6 @@ class ModelSlots:
 
     async def acquire_async(self, ticket: int, on_wait: OnWait | None = None) -> None:
         """Wait (without blocking the event loop) until this coroutine holds a slot."""
-        import asyncio  # not at module level: importing opsgraph.models stays cheap
-
         loop = asyncio.get_running_loop()
         granted = loop.create_future()
 

@@ -26,6 +26,7 @@ def build_llamacpp_model(path: str, *, rate_limiter: BaseRateLimiter | None = No
         raise BadInput(f"model: GGUF file {str(gguf)!r} of spec 'llamacpp:{path}' does not "
                        "exist", field="model")
     try:
+        # heavy: langchain_community (cold start)
         from langchain_community.chat_models import ChatLlamaCpp
     except ImportError:
         raise BadInput("model: llamacpp: specs need langchain-community and llama-cpp-python "

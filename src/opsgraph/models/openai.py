@@ -30,7 +30,7 @@ def build_openai_model(name: str, *, rate_limiter: BaseRateLimiter | None = None
                        "OpenAI-compatible server (e.g. http://localhost:11434/v1)",
                        field="model")
     try:
-        from langchain_openai import ChatOpenAI
+        from langchain_openai import ChatOpenAI  # heavy: langchain_openai (cold start)
     except ImportError:
         raise BadInput("model: openai: specs need langchain-openai; install the extra: "
                        "pip install 'opsgraph[openai]'", field="model") from None

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Final
 from opsgraph.errors import ConfigurationError, OpsgraphError, Unprocessable
 from opsgraph.models.auto import DEMO_SPEC
 from opsgraph.models.factory import Tier, tier_spec, unavailable
+from opsgraph.models.names import model_words
 from opsgraph.models.spec import ModelSpec, parse_model_spec
 from opsgraph.settings import get_settings
 
@@ -42,8 +43,6 @@ class AllowedModel:
     unavailable: str | None
 
     def to_json(self) -> dict[str, str]:
-        from opsgraph.models.names import model_words
-
         return {"spec": str(self.spec), "provider": self.spec.provider,
                 "model": self.spec.name, "name": model_words(str(self.spec))}
 

@@ -36,7 +36,7 @@ def cached_system_message(model: BaseChatModel, text: str) -> SystemMessage:
 
     Put only the stable part of the prompt here; per-request text goes in later messages.
     """
-    from langchain_core.messages import SystemMessage
+    from langchain_core.messages import SystemMessage  # heavy: langchain_core (cold start)
 
     if supports_cache_points(model):
         return SystemMessage(content=[{"type": "text", "text": text}, cache_point()])

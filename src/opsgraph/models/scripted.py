@@ -41,6 +41,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from opsgraph.errors import RunAborted
 from opsgraph.models.script import Script, ScriptedTurn, load_script
+from opsgraph.settings import get_settings
 
 STAGE_KEY: Final = "opsgraph_stage"
 TASK_KEY: Final = "task_id"
@@ -293,8 +294,6 @@ class ScriptedChatModel(BaseChatModel):
         return replies[index]
 
     def _error(self, message: str) -> ScriptedModelError:
-        from opsgraph.settings import get_settings
-
         path = Path(self.path)
         if path.parent == get_settings().home / "demo":
             # demo mode's filled example: the person sees what happened, not a server path

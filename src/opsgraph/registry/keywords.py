@@ -61,7 +61,7 @@ class KeywordIndex:
     @classmethod
     def build(cls, specs: Iterable[AgentSpec]) -> KeywordIndex:
         """Index the agents' keywords, in the order given."""
-        import numpy as np
+        import numpy as np  # heavy: numpy (cold start)
 
         words = [agent_keywords(spec) for spec in specs]
         vocabulary = {w: i for i, w in enumerate(sorted(set().union(*words)))}
@@ -74,7 +74,7 @@ class KeywordIndex:
 
     def overlap(self, request: str) -> npt.NDArray[np.float32]:
         """Per agent: the IDF share of the request's known words that the agent also has."""
-        import numpy as np
+        import numpy as np  # heavy: numpy (cold start)
 
         columns = [self.vocabulary[w] for w in keywords(request) if w in self.vocabulary]
         if not columns:

@@ -2,7 +2,7 @@
 
 The catalogue (`opsgraph.operations.catalogue.CATALOGUE`) imports every domain module and
 its handlers; the registry only needs a few facts per operation, so it reads them once,
-lazily, into `OperationInfo` records. Loaders accept an explicit index too, which keeps
+on first use, into `OperationInfo` records. Loaders accept an explicit index too, which keeps
 validation a pure function of (files, index).
 """
 
@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from opsgraph.operations.catalogue import CATALOGUE
 from opsgraph.principal import Role
 
 OperationKind = Literal["read", "write"]
@@ -51,12 +52,10 @@ def index_of(operations: Iterable[OperationInfo]) -> dict[str, OperationInfo]:
 
 
 def operation_index() -> OperationIndex:
-    """The real catalogue, imported on first use and kept for the process."""
+    """The real catalogue's index, built on first use and kept for the process."""
     global _cached
     with _lock:
         if _cached is None:
-            from opsgraph.operations.catalogue import CATALOGUE
-
             _cached = index_of(
                 OperationInfo(op.id, op.kind, op.verb, op.description, op.roles)
                 for op in CATALOGUE.values()

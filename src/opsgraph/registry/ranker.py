@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from opsgraph.knowledge.embeddings import get_embedder, save_vectors
+from opsgraph.knowledge.embeddings import DIMENSIONS, get_embedder, save_vectors
 from opsgraph.registry.keywords import KeywordIndex
 from opsgraph.registry.loader import get_registry
 from opsgraph.registry.registry import Registry
@@ -120,7 +120,7 @@ def agent_vectors(registry: Registry) -> AgentVectors:
 
 
 def _build(registry: Registry) -> AgentVectors:
-    import numpy as np
+    import numpy as np  # heavy: numpy (cold start)
 
     global _computations
     specs = tuple(registry)
@@ -142,9 +142,8 @@ def _build(registry: Registry) -> AgentVectors:
 
 def _read_cache(path: Path, texts: list[str]) -> Vectors | None:
     """Cached vectors when they fit `texts` (shape, dtype, spot-check of one row)."""
-    import numpy as np
+    import numpy as np  # heavy: numpy (cold start)
 
-    from opsgraph.knowledge.embeddings import DIMENSIONS
 
     try:
         vectors = np.load(path, allow_pickle=False)
@@ -175,7 +174,7 @@ def _write_cache(path: Path, vectors: Vectors) -> None:
 
 def rank_agents(request: str, top_k: int = 5, registry: Registry | None = None) -> list[Ranked]:
     """The `top_k` agents best suited to `request`, best first."""
-    import numpy as np
+    import numpy as np  # heavy: numpy (cold start)
 
     registry = registry if registry is not None else get_registry()
     index = agent_vectors(registry)

@@ -15,6 +15,8 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from rapidfuzz import fuzz
+
 from opsgraph.operations.base import Context
 from opsgraph.resolve.mentions import RECORD_KINDS, Mention
 
@@ -100,7 +102,6 @@ def _holds(words: set[str], word: str) -> bool:
         return True
     if len(word) < _MIN_TYPO_LEN:
         return False
-    from rapidfuzz import fuzz  # on first use, like every heavy import of the resolver
 
     return any(fuzz.ratio(word, w) >= _TYPO for w in words if len(w) >= _MIN_TYPO_LEN)
 

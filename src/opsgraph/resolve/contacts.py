@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+import phonenumbers
+
 from opsgraph.resolve.mentions import Mention
 from opsgraph.resolve.tokens import Claimed
 
@@ -46,8 +48,6 @@ def find_emails(text: str, claimed: Claimed) -> list[Mention]:
 
 def find_phones(text: str, claimed: Claimed, country: str | None) -> list[Mention]:
     """Every valid phone number, as E.164."""
-    import phonenumbers  # on first use: keeps the import off the cold start
-
     found = []
     for match in phonenumbers.PhoneNumberMatcher(text, country,
                                                  leniency=phonenumbers.Leniency.POSSIBLE):

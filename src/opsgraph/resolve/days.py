@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+from rapidfuzz import fuzz
+
 WEEKDAYS = {"monday": 0, "mon": 0, "tuesday": 1, "tues": 1, "tue": 1, "wednesday": 2,
             "weds": 2, "wed": 2, "thursday": 3, "thurs": 3, "thur": 3, "thu": 3, "friday": 4,
             "fri": 4, "saturday": 5, "sat": 5, "sunday": 6, "sun": 6}
@@ -83,8 +85,6 @@ def find_days(text: str, today: date, day_first: bool = True) -> list[DayPhrase]
 
 def _misspelt(text: str, today: date, found: list[DayPhrase]) -> list[DayPhrase]:
     """Day words with a typo ("thrusday", "wednsday", "tomorow"), by rapidfuzz's ratio."""
-    from rapidfuzz import fuzz  # on first use, like every heavy import of the resolver
-
     out = []
     for m in _LETTERS.finditer(text):
         word = m.group().lower()
@@ -185,7 +185,7 @@ def next_day_of_month(today: date, dom: int) -> date | None:
 def written_date(phrase: str, today: date, day_first: bool = True) -> date | None:
     """A date written out ("3 December", "Dec 3rd 2026", "3/12"), through dateparser, the
     nearest such day from today on when it names no year."""
-    import dateparser  # on first use: it costs a cold start ~0.1 s to import
+    import dateparser  # heavy: dateparser (cold start)
 
     cleaned = re.sub(rf"^(?:{_WEEKDAY})\s+", "", phrase.strip(), flags=re.I)
     settings = {"RELATIVE_BASE": datetime.combine(today, datetime.min.time()),

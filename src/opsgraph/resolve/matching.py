@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from rapidfuzz import fuzz
+
 from opsgraph.resolve.tokens import Token, number_value
 from opsgraph.resolve.vocabulary import (
     FUNCTION_WORDS,
@@ -110,8 +112,6 @@ def meet(request: str, name: str) -> float:
     if len(request) >= 2 and name.startswith(request):
         return 0.9
     if len(request) >= 4 and len(name) >= 4:
-        from rapidfuzz import fuzz  # on first use: keeps the import off the cold start
-
         ratio = fuzz.ratio(request, name)
         if ratio >= _TYPO:
             return 0.8 * ratio / 100

@@ -13,6 +13,7 @@ from pymongo.database import Database
 
 from opsgraph.settings import get_settings
 from opsgraph.store.embedded import start_for_home
+from opsgraph.telemetry.traces import store_listeners
 
 Document = dict[str, Any]
 
@@ -33,8 +34,6 @@ class _DecimalCodec(TypeCodec):
 
 def new_client(uri: str, **options: Any) -> MongoClient[Document]:
     """A client with opsgraph's codec options (timezone-aware datetimes, Decimal money)."""
-    from opsgraph.telemetry.traces import store_listeners
-
     options.setdefault("serverSelectionTimeoutMS", 5000)
     options.setdefault("event_listeners", store_listeners())
     return MongoClient(uri, tz_aware=True, type_registry=TypeRegistry([_DecimalCodec()]),

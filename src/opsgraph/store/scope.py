@@ -17,6 +17,7 @@ from pymongo.results import DeleteResult, InsertManyResult, InsertOneResult, Upd
 
 from opsgraph.errors import Forbidden, NotFound
 from opsgraph.principal import Principal
+from opsgraph.store.client import get_db
 
 Document = dict[str, Any]
 
@@ -125,7 +126,6 @@ class TenantScope:
     def of(cls, principal: Principal, db: Database[Document] | None = None) -> TenantScope:
         """The scope of the principal's tenant."""
         if db is None:
-            from opsgraph.store.client import get_db
             db = get_db()
         return cls(db, principal.tenant_id)
 

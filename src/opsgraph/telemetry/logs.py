@@ -16,6 +16,8 @@ from __future__ import annotations
 import logging
 import sys
 
+from aws_lambda_powertools.logging.formatter import LambdaPowertoolsFormatter
+
 from opsgraph.settings import get_settings
 from opsgraph.telemetry import context
 
@@ -54,8 +56,6 @@ class TextFormatter(logging.Formatter):
 def json_formatter() -> logging.Formatter:
     """Powertools' JSON formatter: level, location, message, timestamp, service, and every
     extra field (the ids among them); keys without a value are left out."""
-    from aws_lambda_powertools.logging.formatter import LambdaPowertoolsFormatter
-
     return LambdaPowertoolsFormatter(service="opsgraph", utc=True, use_rfc3339=True)
 
 

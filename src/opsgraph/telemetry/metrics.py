@@ -19,6 +19,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from aws_lambda_powertools.metrics import EphemeralMetrics
+
 from opsgraph.settings import get_settings
 
 NAMESPACE = "opsgraph"
@@ -31,7 +33,6 @@ def emit(metrics: dict[str, tuple[float, str]], dimensions: dict[str, str] | Non
     `properties` ride along as searchable fields (ids, never dimensions)."""
     if not get_settings().metrics:
         return
-    from aws_lambda_powertools.metrics import EphemeralMetrics
 
     try:
         emf = EphemeralMetrics(namespace=NAMESPACE, service="opsgraph")

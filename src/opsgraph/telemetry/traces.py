@@ -22,13 +22,14 @@ import os
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
+from pymongo import monitoring
+
 from opsgraph.settings import get_settings
 from opsgraph.telemetry import context
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.trace import Tracer
-    from pymongo import monitoring
 
 log = logging.getLogger(__name__)
 
@@ -47,11 +48,17 @@ def provider() -> TracerProvider | None:
     if get_settings().traces == "off":
         return None
     try:
-        # heavy: opentelemetry (cold start)
+        # heavy: amazon (cold start)
         from amazon.opentelemetry.distro.otlp_udp_exporter import OTLPUdpSpanExporter
-        from opentelemetry import trace
+        from opentelemetry import trace  # heavy: opentelemetry (cold start)
+
+        # heavy: opentelemetry (cold start)
         from opentelemetry.sdk.resources import Resource
+
+        # heavy: opentelemetry (cold start)
         from opentelemetry.sdk.trace import TracerProvider
+
+        # heavy: opentelemetry (cold start)
         from opentelemetry.sdk.trace.export import BatchSpanProcessor
     except ModuleNotFoundError as exc:
         log.warning("OPSGRAPH_TRACES=%s but the OpenTelemetry SDK is not installed (the "
@@ -116,8 +123,6 @@ def store_listeners() -> list[monitoring.CommandListener]:
     if found is None:
         return []
     tracer: Tracer = found
-    # heavy: pymongo (cold start)
-    from pymongo import monitoring
 
     class StoreSpans(monitoring.CommandListener):
         def __init__(self) -> None:

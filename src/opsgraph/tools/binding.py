@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from opsgraph.operations.base import Context
+from opsgraph.operations.catalogue import get_operation
 from opsgraph.principal import Plan
 from opsgraph.tools.contract import BoundTool, ToolKind
 from opsgraph.tools.guard import guard
@@ -17,8 +18,6 @@ def knowledge_base_empty(ctx: Context) -> bool:
 
 def bind_agent_tools(ctx: Context, tool_ids: Iterable[str], plan: Plan) -> dict[str, BoundTool]:
     """The agent's tools by tool name; a write operation is bound as a preview."""
-    from opsgraph.operations.catalogue import get_operation
-
     ops = [get_operation(op_id) for op_id in tool_ids]
     skip_knowledge = any(op.domain == "knowledge" for op in ops) and knowledge_base_empty(ctx)
     bound: dict[str, BoundTool] = {}

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from opsgraph.operations.base import Operation, Preview, Source
+from opsgraph.tools.bounds import bound_data
 
 ToolKind = Literal["read", "preview"]
 
@@ -42,8 +43,6 @@ class ToolOutcome:
         """The tool message: marked as data; errors say what to do next; data within
         `limit` characters (a cut list says how many rows it left out, and `narrow` names
         the arguments that narrow it)."""
-        from opsgraph.tools.bounds import bound_data
-
         content = self.content if limit is None else bound_data(self.content, limit, narrow)
         body = {"ok": self.ok, "data" if self.ok else "error": content}
         return f"{DATA_NOTICE}\n{json.dumps(body, default=str, ensure_ascii=False)}"

@@ -13,6 +13,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from opsgraph import __version__
 from opsgraph.api.agent_protocol.bodies import AssistantSearch, read_body
 from opsgraph.api.agent_protocol.views import GRAPH_ID, iso
 from opsgraph.api.principals import caller
@@ -36,7 +37,7 @@ def require_assistant(assistant_id: str) -> None:
 
 def assistant_of(principal: Principal) -> dict[str, Any]:
     """The tenant's assistant: its active harness version, as an `Assistant`."""
-    from opsgraph.harness import versions
+    from opsgraph.harness import versions  # heavy: opsgraph.harness (cold start)
 
     scope = TenantScope.of(principal)
     tenant = scope.require_tenant()
@@ -70,8 +71,6 @@ async def assistant_get(request: Request) -> Response:
 
 async def server_info(request: Request) -> Response:
     """What the LangChain clients check before they connect: a version and the features."""
-    from opsgraph import __version__
-
     return JSONResponse({"version": __version__, "server": "opsgraph",
                          "flags": {"assistants": True, "crons": False, "langsmith": False,
                                    "langsmith_tracing_replicas": False}})

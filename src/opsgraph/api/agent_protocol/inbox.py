@@ -82,7 +82,7 @@ def decide_all(principal: Principal, decisions: list[InboxDecision]) -> Iterator
     """Each decision in turn through `decide_and_resume`; the resumed runs' events. The
     first decision's refusal raises before any event; a later one's is an `error` event
     (the earlier decisions stand: each is its own compare-and-set)."""
-    from opsgraph.engine.approval_flow import decide_and_resume
+    from opsgraph.engine.approval_flow import decide_and_resume  # heavy: langgraph (cold start)
 
     for n, d in enumerate(decisions):
         events = decide_and_resume(principal, d.change_id, d.decision, feedback=d.feedback,

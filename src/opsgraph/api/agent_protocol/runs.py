@@ -20,14 +20,35 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from opsgraph.api.agent_protocol.assistants import require_assistant
 from opsgraph.api.agent_protocol.bodies import RunCreate, read_body
+from opsgraph.api.agent_protocol.inbox import decide_all, decisions_of
 from opsgraph.api.agent_protocol.stream import ProtocolStream, sse_parts
-from opsgraph.api.agent_protocol.views import GRAPH_ID, RUN_STATUS, iso
-from opsgraph.api.limits import metered
+from opsgraph.api.agent_protocol.views import (
+    GRAPH_ID,
+    RUN_STATUS,
+    graph_snapshot,
+    interrupts_of,
+    iso,
+    pending_cards,
+    thread_state,
+)
+from opsgraph.api.limits import check_message, metered
+from opsgraph.api.numbers import parse_number
 from opsgraph.api.principals import caller
+from opsgraph.api.request_ids import current_request_id
 from opsgraph.api.runs import start_run
-from opsgraph.api.threads import path_thread_id, readable
+from opsgraph.api.threads import after_event_id, path_thread_id, readable
 from opsgraph.engine.events import Event
+from opsgraph.engine.thread_log import (
+    EVENTS,
+    RUNS,
+    THREADS,
+    events_after,
+    run_active,
+    summary,
+    title_of,
+)
 from opsgraph.errors import BadInput, NotFound
 from opsgraph.principal import Principal
 from opsgraph.store.scope import TenantScope
@@ -39,8 +60,6 @@ PING_S = 15
 
 def message_of(body: RunCreate) -> str:
     """The text of the last human message of `input.messages` (LangChain or OpenAI form)."""
-    from opsgraph.api.limits import check_message
-
     messages = (body.input or {}).get("messages")
     if isinstance(messages, dict | str):
         messages = [messages]
@@ -74,10 +93,6 @@ def _refuse_raw(body: RunCreate) -> None:
 def start_events(principal: Principal, thread_id: str, body: RunCreate,
                  ) -> tuple[Iterator[Event], ProtocolStream]:
     """The run a body asks for (a message, or decisions), with its translator."""
-    from opsgraph.api.agent_protocol.assistants import require_assistant
-    from opsgraph.api.agent_protocol.inbox import decide_all, decisions_of
-    from opsgraph.api.agent_protocol.views import graph_snapshot, interrupts_of, pending_cards
-
     require_assistant(body.assistant_id)
     readable(principal, thread_id)
     _refuse_raw(body)
@@ -97,15 +112,13 @@ def start_events(principal: Principal, thread_id: str, body: RunCreate,
 
 def _title(principal: Principal, thread_id: str, message: str) -> None:
     """A thread made by `POST /threads` takes its first message as its title."""
-    from opsgraph.engine.thread_log import THREADS, title_of
-
     TenantScope.of(principal)[THREADS].update_one(
         {"thread_id": thread_id, "title": {"$exists": False}},
         {"$set": {"title": title_of(message)}})
 
 
 async def _started(request: Request) -> tuple[Any, Any, ProtocolStream, str, Principal]:
-    from opsgraph.api.sse import prime
+    from opsgraph.api.sse import prime  # heavy: sse_starlette (cold start)
 
     principal = await caller(request)
     thread_id = path_thread_id(request)
@@ -123,10 +136,9 @@ def _location(thread_id: str, run_id: str) -> dict[str, str]:
 
 async def runs_stream(request: Request) -> Response:
     """`POST /threads/{id}/runs/stream`: the run as protocol parts, as it goes."""
-    from sse_starlette.sse import EventSourceResponse
+    from sse_starlette.sse import EventSourceResponse  # heavy: sse_starlette (cold start)
 
-    from opsgraph.api.request_ids import current_request_id
-    from opsgraph.api.sse import DONE, for_client
+    from opsgraph.api.sse import DONE, for_client  # heavy: sse_starlette (cold start)
 
     first, rest, translator, thread_id, _ = await _started(request)
     request_id = current_request_id()
@@ -148,7 +160,7 @@ async def runs_stream(request: Request) -> Response:
 async def runs_wait(request: Request) -> Response:
     """`POST /threads/{id}/runs/wait`: the thread's values once the run has finished (with
     `__interrupt__` when it paused, `__error__` when it failed)."""
-    from opsgraph.api.sse import DONE
+    from opsgraph.api.sse import DONE  # heavy: sse_starlette (cold start)
 
     first, rest, translator, thread_id, _ = await _started(request)
     values: Any = None
@@ -177,8 +189,6 @@ async def runs_create(request: Request) -> Response:
 
 def run_doc(principal: Principal, thread_id: str, run_id: str) -> dict[str, Any]:
     """One `Run`: its status from its record (finished) or the thread (in flight)."""
-    from opsgraph.engine.thread_log import EVENTS, RUNS, run_active, summary
-
     readable(principal, thread_id)
     scope = TenantScope.of(principal)
     first = scope[EVENTS].find_one({"thread_id": thread_id, "run_id": run_id},
@@ -222,7 +232,7 @@ async def _until_finished(principal: Principal, thread_id: str, run_id: str) -> 
 def cancel(principal: Principal, thread_id: str, run_id: str) -> dict[str, Any]:
     """Stop a run in flight, as `POST /v1/runs/{run_id}/cancel` does (the run ends
     `cancelled` at its next step, its undecided cards withdrawn); the run as it is now."""
-    from opsgraph.engine.cancel import request_cancel
+    from opsgraph.engine.cancel import request_cancel  # heavy: langgraph (cold start)
 
     run_doc(principal, thread_id, run_id)  # 404 for a run not on this thread, or another's
     request_cancel(principal, run_id)  # 409 when it already finished
@@ -232,8 +242,6 @@ def cancel(principal: Principal, thread_id: str, run_id: str) -> dict[str, Any]:
 async def run_cancel(request: Request) -> Response:
     """`POST /threads/{id}/runs/{run_id}/cancel[?wait=1]`: 202 and the run; with `wait`,
     200 once it has stopped. Only `action=interrupt` (stop where it is) is served."""
-    from opsgraph.api.numbers import parse_number
-
     principal = await caller(request)
     thread_id = path_thread_id(request)
     run_id = str(request.path_params["run_id"])
@@ -252,8 +260,6 @@ async def run_cancel(request: Request) -> Response:
 
 async def run_join(request: Request) -> Response:
     """`GET /threads/{id}/runs/{run_id}/join`: the thread's values once the run finished."""
-    from opsgraph.api.agent_protocol.views import thread_state
-
     principal = await caller(request)
     thread_id = path_thread_id(request)
     run_id = str(request.path_params["run_id"])
@@ -269,8 +275,6 @@ def _run_events(principal: Principal, thread_id: str, run_id: str,
                 after: int) -> tuple[list[Event], int, bool]:
     """The run's stored events after `after`, the last number read, and whether to read
     on (the run is going on, or more is stored than one read)."""
-    from opsgraph.engine.thread_log import events_after
-
     going = not _finished(principal, thread_id, run_id)  # before the read: nothing is missed
     batch = events_after(TenantScope.of(principal), thread_id, after)
     last = int(batch[-1][1].id) if batch else after
@@ -280,9 +284,8 @@ def _run_events(principal: Principal, thread_id: str, run_id: str,
 async def run_stream(request: Request) -> Response:
     """`GET /threads/{id}/runs/{run_id}/stream`: the run's stored events (after
     `Last-Event-ID`) as protocol parts, then live until it finishes."""
-    from sse_starlette.sse import EventSourceResponse
+    from sse_starlette.sse import EventSourceResponse  # heavy: sse_starlette (cold start)
 
-    from opsgraph.api.threads import after_event_id
 
     principal = await caller(request)
     thread_id = path_thread_id(request)

@@ -61,7 +61,7 @@ class ProtocolStream:
         return parts
 
     def _chunk(self, text: str) -> Part:
-        from langchain_core.messages import AIMessageChunk
+        from langchain_core.messages import AIMessageChunk  # heavy: langchain_core (cold start)
 
         chunk = AIMessageChunk(content=text, id=answer_message_id(self.run_id)).model_dump()
         return ("messages", [chunk, {"langgraph_node": "synthesise", "run_id": self.run_id,

@@ -17,10 +17,12 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from opsgraph.api.agent_protocol.bodies import ThreadCreate, ThreadSearch, read_body
+from opsgraph.api.agent_protocol.assistants import known_assistant
+from opsgraph.api.agent_protocol.bodies import HistoryQuery, ThreadCreate, ThreadSearch, read_body
 from opsgraph.api.agent_protocol.views import thread_doc, thread_state
 from opsgraph.api.principals import caller
 from opsgraph.api.threads import path_thread_id, readable
+from opsgraph.engine.thread_log import THREADS, TTL_S, requester_of
 from opsgraph.errors import BadInput, Conflict, Forbidden
 from opsgraph.principal import Principal
 from opsgraph.store.scope import Document, TenantScope
@@ -33,8 +35,6 @@ _STATUSES = {"busy": ["running"], "interrupted": ["awaiting_approval"], "error":
 def create_thread(principal: Principal, body: ThreadCreate) -> dict[str, Any]:
     """A new, empty thread owned by the caller (409 when the id is taken, unless
     `if_exists` is `do_nothing` and it is the caller's)."""
-    from opsgraph.engine.thread_log import THREADS, TTL_S, requester_of
-
     if principal.is_visitor:
         raise Forbidden("a thread needs a signed-in caller: send a bearer token (or X-Api-Key)")
     scope = TenantScope.of(principal)
@@ -72,9 +72,6 @@ def _filter(principal: Principal, body: ThreadSearch) -> Document:
 
 def search_threads(principal: Principal, body: ThreadSearch) -> list[dict[str, Any]]:
     """The threads the caller may read that match, newest first."""
-    from opsgraph.api.agent_protocol.assistants import known_assistant
-    from opsgraph.engine.thread_log import THREADS
-
     if principal.is_visitor:
         return []
     wanted = {k: v for k, v in (body.metadata or {}).items()
@@ -92,8 +89,8 @@ def search_threads(principal: Principal, body: ThreadSearch) -> list[dict[str, A
 
 def history(principal: Principal, thread_id: str, limit: int) -> list[dict[str, Any]]:
     """The thread's states, newest first (one per stored checkpoint)."""
-    from opsgraph.engine.graph import get_graph
-    from opsgraph.engine.runner import graph_thread_id
+    from opsgraph.engine.graph import get_graph  # heavy: langgraph (cold start)
+    from opsgraph.engine.runner import graph_thread_id  # heavy: langgraph (cold start)
 
     readable(principal, thread_id)
     config: Any = {"configurable": {"thread_id": graph_thread_id(principal, thread_id)}}
@@ -137,8 +134,6 @@ async def thread_get_state(request: Request) -> Response:
 
 
 async def thread_history(request: Request) -> Response:
-    from opsgraph.api.agent_protocol.bodies import HistoryQuery
-
     principal = await caller(request)
     thread_id = path_thread_id(request)
     if request.method == "POST":

@@ -12,6 +12,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from opsgraph.api.threads import pending_by_thread
+from opsgraph.engine.state import RunState
+from opsgraph.operations.records import to_json
 from opsgraph.principal import Principal
 from opsgraph.store.scope import Document, TenantScope
 
@@ -44,6 +47,7 @@ def answer_message_id(run_id: str) -> str:
 
 def lc_message(role: str, content: str, msg_id: str) -> dict[str, Any]:
     """One turn in LangChain's serialised message form (what Agent Chat UI renders)."""
+    # heavy: langchain_core (cold start)
     from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
     kinds = {"user": HumanMessage, "assistant": AIMessage, "summary": SystemMessage}
@@ -93,15 +97,13 @@ def interrupts_of(raw: tuple[Any, ...], cards: dict[str, dict[str, Any]]) -> lis
 
 def pending_cards(scope: TenantScope, thread_id: str) -> dict[str, dict[str, Any]]:
     """Change id → card of the thread's pending changes."""
-    from opsgraph.api.threads import pending_by_thread
-
     return {c["change_id"]: c for c in pending_by_thread(scope, [thread_id])[thread_id]}
 
 
 def graph_snapshot(principal: Principal, thread_id: str) -> Any:
     """The graph's `StateSnapshot` of the thread (its latest checkpoint)."""
-    from opsgraph.engine.graph import get_graph
-    from opsgraph.engine.runner import graph_thread_id
+    from opsgraph.engine.graph import get_graph  # heavy: langgraph (cold start)
+    from opsgraph.engine.runner import graph_thread_id  # heavy: langgraph (cold start)
 
     return get_graph().get_state({"configurable": {
         "thread_id": graph_thread_id(principal, thread_id)}})
@@ -109,9 +111,6 @@ def graph_snapshot(principal: Principal, thread_id: str) -> Any:
 
 def values_of(thread_id: str, values: dict[str, Any] | None) -> dict[str, Any]:
     """A checkpoint's values as the protocol's `values`: messages, plan, results, sources."""
-    from opsgraph.engine.state import RunState
-    from opsgraph.operations.records import to_json
-
     if not values:
         return {"messages": []}
     state = RunState(**values)

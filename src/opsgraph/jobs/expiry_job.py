@@ -20,6 +20,7 @@ from opsgraph.errors import Conflict
 from opsgraph.principal import Channel, Principal, Role
 from opsgraph.store.client import get_db
 from opsgraph.store.scope import TenantScope
+from opsgraph.telemetry import metrics
 
 log = logging.getLogger(__name__)
 
@@ -44,8 +45,6 @@ def _system(tenant_id: str) -> Principal:
 def _cards_waiting(waiting: list[PendingChange]) -> None:
     """The metric points of the cards still waiting for a decision: how many, and how long
     the oldest has waited (the alarm on stuck cards reads it)."""
-    from opsgraph.telemetry import metrics
-
     oldest = min((c.created_at for c in waiting), default=None)
     age = (datetime.now(UTC) - oldest).total_seconds() if oldest is not None else 0.0
     metrics.emit({"CardsWaiting": (len(waiting), "Count"),
