@@ -76,12 +76,6 @@ ENTRY_MODULES = frozenset({
     "opsgraph.api.lambda_handler",  # the mangum entry
     "opsgraph.api.lambda_web",  # the Lambda Web Adapter entry (uvicorn)
 })
-# issue 23: modules other helpers are rewriting in this session; the lead removes this set at
-# merge (their function-level imports are then checked like every other module's).
-BEING_REWRITTEN = frozenset({
-    "opsgraph.api.app", "opsgraph.api.openapi", "opsgraph.api.mcp_user",
-    "opsgraph.api.route_doc", "opsgraph.approvals.pending", "opsgraph.api.response_models",
-})
 # The packages a `# heavy:` marker may name: each adds at least 20 ms of CPU to an interpreter
 # that has already imported the Lambda handler (whose own import is about 450 ms), so keeping it
 # off the handler's import, the first /health or the first chat request is worth a
@@ -399,7 +393,7 @@ def test_function_level_imports_are_explained() -> None:
     graph = module_level_graph()
     problems = []
     for stmt in statements():
-        if stmt.kind != "function" or is_entry(stmt.module) or stmt.module in BEING_REWRITTEN:
+        if stmt.kind != "function" or is_entry(stmt.module):
             continue
         if (why := _unexplained(stmt, known, graph)) is not None:
             problems.append(f"{stmt.path.relative_to(ROOT)}:{stmt.node.lineno}: {why}")

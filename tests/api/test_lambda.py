@@ -4,14 +4,30 @@ fixtures of tests/deploy/events, shaped as AWS documents them."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 
 import pytest
 
 from opsgraph.api.lambda_handler import handler
 from tests.deploy.events import KNOWLEDGE_SCRIPT, event, message_ids, sqs_batch, with_token
+
+
+@pytest.fixture(autouse=True)
+def main_thread_loop() -> Iterator[None]:
+    """An event loop set for the main thread, as a fresh Lambda process has: mangum asks
+    `asyncio.get_event_loop()`, which fails once an earlier test in the same worker ran
+    `asyncio.run` (it leaves the main thread with no loop set)."""
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        yield
+    finally:
+        asyncio.set_event_loop(None)
+        loop.close()
 
 
 @pytest.mark.parametrize("entry", ["opsgraph.api.lambda_handler", "opsgraph.api.lambda_web"])

@@ -30,12 +30,21 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import Message, Receive, Scope, Send
 
-from opsgraph.api.error_responses import error_response
+from opsgraph.api import mcp_spec
+from opsgraph.api.error_responses import error_body, error_response
+from opsgraph.api.mcp_spec import server_version, www_authenticate
 from opsgraph.api.principals import principal_of, tenant_exists
 from opsgraph.api.request_models import RunRequest
 from opsgraph.api.runs import start_run
-from opsgraph.errors import BadInput, OpsgraphError
+from opsgraph.errors import BadInput, MethodNotAllowed, OpsgraphError
+from opsgraph.gates import operation_decision
+from opsgraph.operations.base import Context
+from opsgraph.operations.catalogue import CATALOGUE, get_operation
+from opsgraph.operations.invoke import plan_of
 from opsgraph.principal import Channel, Principal
+from opsgraph.store.scope import TenantScope
+from opsgraph.tools.binding import bind_agent_tools
+from opsgraph.tools.contract import BoundTool
 
 if TYPE_CHECKING:
     from mcp.server import Server, ServerRequestContext
@@ -47,7 +56,6 @@ if TYPE_CHECKING:
         Tool,
     )
 
-    from opsgraph.tools.contract import BoundTool
 
 PRINCIPAL_KEY = "opsgraph.principal"
 """Where the authenticated caller rides in the ASGI scope to the MCP handlers."""
@@ -75,12 +83,6 @@ def mcp_principal(principal: Principal) -> Principal:
 def user_tools(principal: Principal) -> dict[str, BoundTool]:
     """The caller's MCP tools but `ask`: the read operations the gates let them call, bound
     by the agents' own binding (knowledge tools only with a non-empty knowledge base)."""
-    from opsgraph.gates import operation_decision
-    from opsgraph.operations.base import Context
-    from opsgraph.operations.catalogue import CATALOGUE
-    from opsgraph.operations.invoke import plan_of
-    from opsgraph.store.scope import TenantScope
-    from opsgraph.tools.binding import bind_agent_tools
 
     ctx = Context(TenantScope.of(principal), principal)
     plan = plan_of(ctx.scope)
@@ -94,11 +96,6 @@ def call_user_tool(principal: Principal, name: str, args: dict[str, Any]) -> tup
 
     A read the caller was not offered still goes through the agents' guard, which refuses
     it as it would in chat; a write operation is not an MCP tool (ask for it instead)."""
-    from opsgraph.operations.base import Context
-    from opsgraph.operations.catalogue import get_operation
-    from opsgraph.operations.invoke import plan_of
-    from opsgraph.store.scope import TenantScope
-    from opsgraph.tools.binding import bind_agent_tools
 
     tool = user_tools(principal).get(name)
     if tool is None:
@@ -139,9 +136,9 @@ def ask(principal: Principal, message: str, thread_id: str | None) -> dict[str, 
 
 async def list_user_tools(principal: Principal) -> list[Tool]:
     """What the user link lists for `principal`: their read tools and `ask`."""
+    # heavy: mcp_types (cold start)
     import mcp_types as types
 
-    from opsgraph.api import mcp_spec
 
     tools = await run_in_threadpool(user_tools, principal)
     listed = [types.Tool(name=name, description=tool.description,
@@ -157,6 +154,7 @@ async def list_user_tools(principal: Principal) -> list[Tool]:
 
 def error_result(exc: OpsgraphError) -> CallToolResult:
     """An opsgraph error as an MCP tool error: its message, and `{error: {code, message}}`."""
+    # heavy: mcp_types (cold start)
     import mcp_types as types
 
     return types.CallToolResult(content=[types.TextContent(text=exc.message)],
@@ -166,6 +164,7 @@ def error_result(exc: OpsgraphError) -> CallToolResult:
 async def call_user_link_tool(principal: Principal, name: str, args: dict[str, Any],
                               ) -> CallToolResult:
     """One call of a user link tool (`ask` or a read), errors as MCP tool errors."""
+    # heavy: mcp_types (cold start)
     import mcp_types as types
 
     try:
@@ -199,7 +198,10 @@ def request_principal(ctx: ServerRequestContext[Any, Any]) -> Principal:
 @lru_cache(maxsize=1)
 def mcp_server() -> Server[Any]:
     """The low-level MCP server: tools listed and called per caller."""
+    # heavy: mcp_types (cold start)
     import mcp_types as types
+
+    # heavy: mcp (cold start)
     from mcp.server import Server
 
     async def list_tools(ctx: ServerRequestContext[Any, Any],
@@ -211,7 +213,6 @@ def mcp_server() -> Server[Any]:
         return await call_user_link_tool(request_principal(ctx), params.name,
                                          dict(params.arguments or {}))
 
-    from opsgraph.api.mcp_spec import server_version
 
     return Server("opsgraph-user", version=server_version(), instructions=(
         "opsgraph: the read operations and knowledge tools your role may use, and 'ask' "
@@ -243,11 +244,11 @@ class McpUser:
         except OpsgraphError as exc:
             response = error_response(exc)
             if exc.status == 401:  # MCP 2025-06-18: where to learn how to get a token
-                from opsgraph.api.mcp_spec import www_authenticate
 
                 response.headers["WWW-Authenticate"] = www_authenticate(Request(scope))
             await response(scope, receive, send)
             return
+        # heavy: mcp (cold start)
         from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
         manager = StreamableHTTPSessionManager(self.server(), stateless=True,
@@ -261,8 +262,6 @@ async def no_stream_here(scope: Scope, receive: Receive, send: Send) -> None:
     """405 for GET (and DELETE): a stateless link has no server-to-client stream to open
     and no session to end, and the MCP streamable-HTTP transport (2025-06-18) says a
     server without a GET stream answers 405 — an open GET would only hang."""
-    from opsgraph.api.error_responses import error_body
-    from opsgraph.errors import MethodNotAllowed
 
     exc = MethodNotAllowed(f"{scope['method']} is not served here: this MCP link is "
                            "stateless and offers no server-to-client stream; POST each "
