@@ -69,6 +69,9 @@ RECORD_WORDS: Final[dict[str, str]] = {
 """A record's `status` (an invoice's, a booking's, a member's, ...) → words, as a change's
 card shows it."""
 
+DRAFT_STATES: Final = ("draft", "awaiting_approval", "sent", "not_sent", "discarded")
+"""A reply draft's states (`jobs.drafts`): here, where the CLI's `drafts list --status`
+reads them without loading the drafts job."""
 DRAFT_WORDS: Final[dict[str, str]] = {
     "draft": "Draft",
     "discarded": "Discarded",

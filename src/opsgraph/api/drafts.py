@@ -22,13 +22,13 @@ from opsgraph.api.bodies import parse_body
 from opsgraph.api.principals import caller, require_roles
 from opsgraph.api.route_doc import ApiRoute, Param
 from opsgraph.errors import NotFound
-from opsgraph.jobs.drafts import STATES
 from opsgraph.jobs.drafts import discard_draft as discard
 from opsgraph.jobs.drafts import edit_draft as edit
 from opsgraph.jobs.drafts import get_draft as one
 from opsgraph.jobs.drafts import list_drafts as listed
 from opsgraph.jobs.drafts import send_draft as send
 from opsgraph.principal import Principal, Role
+from opsgraph.status_words import DRAFT_STATES
 from opsgraph.store.scope import TenantScope
 
 ACTION = "reviewing email reply drafts"
@@ -89,7 +89,7 @@ async def discard_draft(request: Request) -> Response:
 
 
 def _status_params() -> tuple[Param, ...]:
-    return (Param("status", "query", {"type": "string", "enum": list(STATES)},
+    return (Param("status", "query", {"type": "string", "enum": list(DRAFT_STATES)},
                   "Only drafts in this state."),)
 
 

@@ -304,7 +304,6 @@ def admin_server() -> Server[Any]:
     import mcp_types as types  # heavy: mcp_types (cold start)
     from mcp.server import Server  # heavy: mcp (cold start)
 
-
     async def list_tools(ctx: ServerRequestContext[Any, Any],
                          params: PaginatedRequestParams | None) -> ListToolsResult:
         listed = await list_user_tools(request_principal(ctx))

@@ -139,7 +139,6 @@ async def list_user_tools(principal: Principal) -> list[Tool]:
     # heavy: mcp_types (cold start)
     import mcp_types as types
 
-
     tools = await run_in_threadpool(user_tools, principal)
     listed = [types.Tool(name=name, description=tool.description,
                          input_schema=tool.schema()["parameters"],
@@ -212,7 +211,6 @@ def mcp_server() -> Server[Any]:
                         params: CallToolRequestParams) -> CallToolResult:
         return await call_user_link_tool(request_principal(ctx), params.name,
                                          dict(params.arguments or {}))
-
 
     return Server("opsgraph-user", version=server_version(), instructions=(
         "opsgraph: the read operations and knowledge tools your role may use, and 'ask' "

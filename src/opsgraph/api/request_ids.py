@@ -42,7 +42,8 @@ class RequestIds:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        sent = dict(scope["headers"]).get(HEADER.encode(), b"").decode("latin-1")
+        headers = dict(scope["headers"])
+        sent = headers.get(HEADER.encode(), b"").decode("latin-1")
         request_id = sent if _SAFE.fullmatch(sent) else uuid.uuid4().hex
         context.set_request_id(request_id)
         scope.setdefault("state", {})["request_id"] = request_id
@@ -62,9 +63,8 @@ class RequestIds:
             if scope.get("path") in UNTRACED:
                 await self.app(scope, receive, send_with_id)
             else:
-                headers = {key.decode("latin-1"): value.decode("latin-1")
-                           for key, value in scope["headers"]}
-                with span("request", headers=headers, method=str(scope.get("method")),
+                xray = headers.get(b"x-amzn-trace-id", b"").decode("latin-1")
+                with span("request", xray=xray, method=str(scope.get("method")),
                           path=str(scope.get("path"))):
                     await self.app(scope, receive, send_with_id)
         finally:

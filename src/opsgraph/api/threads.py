@@ -187,7 +187,6 @@ async def get_thread(request: Request) -> Response:
 async def thread_events(request: Request) -> Response:
     from sse_starlette.sse import EventSourceResponse  # heavy: sse_starlette (cold start)
 
-
     principal = await caller(request)
     thread_id = path_thread_id(request)
     after = after_event_id(request)

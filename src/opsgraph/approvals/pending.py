@@ -161,6 +161,7 @@ CARD: Final = ("change_id", "operation", "summary", "old", "new", "args", "task_
                "origin", "fields", "created_at", "expires_at")
 """The fields of a change's card, in its order (`PendingChange.card`)."""
 
+
 def note_request(scope: TenantScope, change_ids: list[str], request: str) -> None:
     """Record the message that produced these changes, where none is recorded yet."""
     if change_ids and request:

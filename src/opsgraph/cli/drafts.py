@@ -10,15 +10,7 @@ from typing import Any
 
 from opsgraph.cli.shared import Subcommands, add_json, add_principal, out, tenant_principal
 from opsgraph.errors import BadInput
-from opsgraph.jobs.drafts import (
-    STATES,
-    discard_draft,
-    edit_draft,
-    get_draft,
-    list_drafts,
-    send_draft,
-)
-from opsgraph.store.scope import TenantScope
+from opsgraph.status_words import DRAFT_STATES
 
 
 def _body(args: argparse.Namespace) -> str | None:
@@ -64,18 +56,26 @@ def _row(d: dict[str, Any]) -> str:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
+    from opsgraph.jobs.drafts import list_drafts
+    from opsgraph.store.scope import TenantScope
+
     listed = list_drafts(TenantScope.of(tenant_principal(args, "staff")), args.status)
     out(args, listed, lambda d: "\n".join(map(_row, d["drafts"])) or "no drafts")
     return 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    from opsgraph.jobs.drafts import get_draft
+    from opsgraph.store.scope import TenantScope
+
     scope = TenantScope.of(tenant_principal(args, "staff"))
     out(args, get_draft(scope, args.draft_id), draft_text)
     return 0
 
 
 def cmd_edit(args: argparse.Namespace) -> int:
+    from opsgraph.jobs.drafts import edit_draft
+
     principal = tenant_principal(args, "staff")
     edited = edit_draft(principal, args.draft_id, subject=args.subject, body=_body(args))
     out(args, edited, draft_text)
@@ -83,6 +83,8 @@ def cmd_edit(args: argparse.Namespace) -> int:
 
 
 def cmd_send(args: argparse.Namespace) -> int:
+    from opsgraph.jobs.drafts import send_draft
+
     principal = tenant_principal(args, "staff")
     sent = send_draft(principal, args.draft_id, subject=args.subject, body=_body(args))
     out(args, sent, lambda d: f"{_row(d)}\nchange {d['change']['change_id']} waits "
@@ -91,6 +93,8 @@ def cmd_send(args: argparse.Namespace) -> int:
 
 
 def cmd_discard(args: argparse.Namespace) -> int:
+    from opsgraph.jobs.drafts import discard_draft
+
     out(args, discard_draft(tenant_principal(args, "staff"), args.draft_id), _row)
     return 0
 
@@ -107,7 +111,7 @@ def add_drafts_command(sub: Subcommands) -> None:
     for name, (words, func) in commands.items():
         p = drafts.add_parser(name, help=words)
         if name == "list":
-            p.add_argument("--status", choices=STATES, default=None)
+            p.add_argument("--status", choices=DRAFT_STATES, default=None)
         else:
             p.add_argument("draft_id", metavar="DRAFT_ID")
         if name in ("edit", "send"):

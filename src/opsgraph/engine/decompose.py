@@ -170,6 +170,8 @@ KNOWLEDGE_SCORE = 0.3
 """The ranker's score a knowledge agent needs to take a question without the planner (on the
 demo registry, questions score 0.38 to 0.93; a stray word ranked first scores about 0.3)."""
 KNOWLEDGE_NOTE = "a question for the knowledge agents: planned by code, no planner call"
+QUESTION_NOTE = ("a question for information planned as changes: the changes dropped, the "
+                 "question asked of the knowledge agents")
 
 
 FOLLOW_UP_WORDS = 6
@@ -206,10 +208,6 @@ def knowledge_plan(request: str, note: str) -> TaskPlan:
     """One knowledge search for `request`, as it was asked."""
     return TaskPlan(tasks=[PlannedTask(id="t1", domain="knowledge", operation="search",
                                        instruction=request.strip())], notes=[note])
-
-
-QUESTION_NOTE = ("a question for information planned as changes: the changes dropped, the "
-                 "question asked of the knowledge agents")
 
 
 def nearest_capability(ctx: RunContext, task: PlannedTask,

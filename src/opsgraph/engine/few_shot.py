@@ -76,7 +76,6 @@ def closest(scope: TenantScope, agent: str, text: str, k: int = MAX_SHOWN,
         return []
     import numpy as np  # heavy: numpy (cold start)
 
-
     query = get_embedder().embed_query(text)
     scored = [(float(np.dot(query, np.asarray(d["embedding"], dtype=np.float32))), d)
               for d in docs if isinstance(d.get("embedding"), list)]

@@ -69,7 +69,6 @@ def get_graph() -> CompiledStateGraph[Any, Any, Any, Any]:
         if _compiled is None:
             from langgraph.checkpoint.mongodb import MongoDBSaver  # heavy: langgraph (cold start)
 
-
             saver = MongoDBSaver(get_client(), db_name=get_settings().database,
                                  ttl=CHECKPOINT_TTL_S)
             _compiled = build_graph().compile(checkpointer=saver)

@@ -129,7 +129,6 @@ def _json_object(text: str) -> Any:
 
 def schema_problem(value: Any, schema: dict[str, Any]) -> str | None:
     """Why `value` does not match the JSON schema (None when it does)."""
-    # heavy: jsonschema (cold start)
     import jsonschema  # heavy: jsonschema (cold start)
 
     try:

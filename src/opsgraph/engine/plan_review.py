@@ -46,16 +46,15 @@ _CHANGE_WORDS = (
 _CHANGE = re.compile(rf"\b(?:{_CHANGE_WORDS})\w*", re.IGNORECASE)
 # How a question for information opens ("where can I park?", "is court 1 free?"); a polite
 # request ("can I get court 3 at 6", "could you…") is not one.
-_QUESTION = re.compile(
-    r"^\W*(?:what|what's|whats|where|where's|wheres|when|when's|who|who's|whos|whom|whose|"
-    r"which|why|how|is|are|was|were|do|does|did|has|have)\b", re.IGNORECASE)
+_WH = (r"what|what's|whats|where|where's|wheres|when|when's|who|who's|whos|whom|whose|"
+       r"which|why|how|how's")
+_QUESTION = re.compile(rf"^\W*(?:{_WH}|is|are|was|were|do|does|did|has|have)\b",
+                       re.IGNORECASE)
 # A question for information and nothing else: one sentence, opening with a question word
 # that asks what, when, where, who, which, why or how, ending with "?" ("what's the
 # deadline to cancel my daughter's place?", "how do I cancel my booking?"). "can you
 # cancel it?" and "when you can, cancel it." are not it.
-_INFORMATION = re.compile(
-    r"^\W*(?:what|what's|whats|where|where's|wheres|when|when's|who|who's|whos|whom|whose|"
-    r"which|why|how|how's)\b[^.!?]*\?\W*$", re.IGNORECASE)
+_INFORMATION = re.compile(rf"^\W*(?:{_WH})\b[^.!?]*\?\W*$", re.IGNORECASE)
 # Words a write's instruction shares with any request: not evidence that it was asked for.
 _COMMON = frozenset(
     "the a an to of for and or in on at by with from my me i you your our us it its this "

@@ -83,7 +83,6 @@ def judge_pair(spec: str, a: dict[str, Any], b: dict[str, Any], a_first: bool
     # heavy: langchain_core (cold start)
     from langchain_core.messages import HumanMessage, SystemMessage
 
-
     model = get_chat_model(spec).with_structured_output(Judgement)
     # Tagged as a structured-output stage: a scripted judge answers from its `plan` entry.
     reply = model.invoke([SystemMessage(SYSTEM), HumanMessage(pair_prompt(a, b, a_first))],

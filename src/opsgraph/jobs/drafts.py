@@ -35,12 +35,11 @@ from opsgraph.operations.catalogue import get_operation
 from opsgraph.operations.invoke import invoke, validate_args
 from opsgraph.operations.records import to_json
 from opsgraph.principal import Principal
-from opsgraph.status_words import DRAFT_WORDS, change_label
+from opsgraph.status_words import DRAFT_STATES, DRAFT_WORDS, change_label
 from opsgraph.store.people import display_name, display_names
 from opsgraph.store.scope import Document, TenantScope
 
 SEND: Final = "communications.send_email"
-STATES: Final = ("draft", "awaiting_approval", "sent", "not_sent", "discarded")
 OPEN_STATES: Final = ("draft", "not_sent")
 """The states staff act on (edit, send, discard): the count the navigation shows."""
 LIST_LIMIT: Final = 200
@@ -115,11 +114,11 @@ def _inboxes_of(scope: TenantScope, docs: list[Document]) -> dict[str, Document]
 
 
 def list_drafts(scope: TenantScope, status: str | None = None) -> Document:
-    """`{drafts: [view], open: n}`, newest first; `status` one of `STATES` (None: all).
+    """`{drafts: [view], open: n}`, newest first; `status` one of `DRAFT_STATES` (None: all).
     `open` counts the drafts staff act on, whatever `status` shows."""
-    if status is not None and status not in STATES:
+    if status is not None and status not in DRAFT_STATES:
         raise BadInput(f"status: unknown draft status {status!r} (allowed: "
-                       f"{', '.join(STATES)})", field="status")
+                       f"{', '.join(DRAFT_STATES)})", field="status")
     docs = list(scope[DRAFTS].find({}, sort=[("created_at", -1), ("_id", 1)],
                                    limit=LIST_LIMIT))
     changes, inboxes = _changes_of(scope, docs), _inboxes_of(scope, docs)

@@ -249,7 +249,6 @@ def _embed_cached(texts: Sequence[str],
     embedder)."""
     import numpy as np  # heavy: numpy (cold start)
 
-
     keys = [hashlib.sha256(t.encode()).hexdigest() for t in texts]
     with _lock:
         missing = sorted({k: t for k, t in zip(keys, texts, strict=True)

@@ -48,7 +48,6 @@ def stored(scope: TenantScope, keys: Sequence[str]) -> dict[str, Vectors]:
     """The vectors kept for these text keys (those there are)."""
     import numpy as np  # heavy: numpy (cold start)
 
-
     model, found = _model(), {}
     for start in range(0, len(keys), _LOOKUP_BATCH):
         ids = [_record_id(scope, model, k) for k in keys[start:start + _LOOKUP_BATCH]]
@@ -79,7 +78,6 @@ def vectors_of(scope: TenantScope, texts: Sequence[str]) -> tuple[Vectors, int]:
     """Vectors of `texts` in order, embedding (and keeping) only those not stored yet;
     and how many were embedded now."""
     import numpy as np  # heavy: numpy (cold start)
-
 
     keys = [text_key(t) for t in texts]
     have = stored(scope, sorted(set(keys)))

@@ -72,7 +72,6 @@ def load(path: Path, rows: int) -> Vectors | None:
     """The vectors kept at `path`, or None when there are none (or none of this shape)."""
     import numpy as np  # heavy: numpy (cold start)
 
-
     try:
         vectors = np.load(path, allow_pickle=False)
     except FileNotFoundError:

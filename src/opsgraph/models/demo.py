@@ -170,7 +170,7 @@ class Blanks:
             return None
         return result["result"]  # type: ignore[no-any-return]
 
-    def _scope(self) -> Any:
+    def _scope(self) -> TenantScope:
         return TenantScope.of(self.principal)
 
     def _slot(self) -> tuple[datetime, datetime]:

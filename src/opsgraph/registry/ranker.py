@@ -144,7 +144,6 @@ def _read_cache(path: Path, texts: list[str]) -> Vectors | None:
     """Cached vectors when they fit `texts` (shape, dtype, spot-check of one row)."""
     import numpy as np  # heavy: numpy (cold start)
 
-
     try:
         vectors = np.load(path, allow_pickle=False)
     except FileNotFoundError:

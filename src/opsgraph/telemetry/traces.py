@@ -19,7 +19,7 @@ import contextlib
 import functools
 import logging
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from pymongo import monitoring
@@ -51,15 +51,11 @@ def provider() -> TracerProvider | None:
         # heavy: amazon (cold start)
         from amazon.opentelemetry.distro.otlp_udp_exporter import OTLPUdpSpanExporter
         from opentelemetry import trace  # heavy: opentelemetry (cold start)
-
-        # heavy: opentelemetry (cold start)
-        from opentelemetry.sdk.resources import Resource
-
-        # heavy: opentelemetry (cold start)
-        from opentelemetry.sdk.trace import TracerProvider
-
-        # heavy: opentelemetry (cold start)
-        from opentelemetry.sdk.trace.export import BatchSpanProcessor
+        from opentelemetry.sdk.resources import Resource  # heavy: opentelemetry (cold start)
+        from opentelemetry.sdk.trace import TracerProvider  # heavy: opentelemetry (cold start)
+        from opentelemetry.sdk.trace.export import (  # heavy: opentelemetry (cold start)
+            BatchSpanProcessor,
+        )
     except ModuleNotFoundError as exc:
         log.warning("OPSGRAPH_TRACES=%s but the OpenTelemetry SDK is not installed (the "
                     "`lambda` extra): no spans are sent (%s)", get_settings().traces, exc)
@@ -81,11 +77,11 @@ def _tracer() -> Tracer | None:
 
 
 @contextlib.contextmanager
-def span(name: str, headers: Mapping[str, str] | None = None,
-         **attributes: Any) -> Iterator[Any]:
+def span(name: str, xray: str | None = None, **attributes: Any) -> Iterator[Any]:
     """A span named `name` around the block, with `attributes` and the ids of `context`;
-    an exception is recorded on it and raised on. `headers` (a request's) make it continue
-    the caller's X-Ray trace and flush the spans when it ends. Off, the block just runs."""
+    an exception is recorded on it and raised on. `xray` (a request's `X-Amzn-Trace-Id`,
+    "" when it sent none) makes it a request's span: it continues that trace and flushes
+    the spans when it ends. Off, the block just runs."""
     tracer = _tracer()
     if tracer is None:
         yield None
@@ -94,25 +90,23 @@ def span(name: str, headers: Mapping[str, str] | None = None,
                                                   for k, v in context.ids().items()}
     attrs.update({f"opsgraph.{k}": v for k, v in attributes.items()
                   if isinstance(v, str | int | float | bool)})
-    parent = None if headers is None else _xray_parent(headers)
+    parent = _xray_parent(xray) if xray else None
     try:
         with tracer.start_as_current_span(name, context=parent, attributes=attrs) as current:
             yield current
     finally:
-        if headers is not None:
+        if xray is not None:
             made = provider()
             if made is not None:
                 made.force_flush()
 
 
-def _xray_parent(headers: Mapping[str, str]) -> Any:
-    """The trace context of an `X-Amzn-Trace-Id` header (Lambda's segment), or None."""
+def _xray_parent(header: str) -> Any:
+    """The trace context of an `X-Amzn-Trace-Id` header (Lambda's segment)."""
     # heavy: opentelemetry (cold start)
     from opentelemetry.propagators.aws import AwsXRayPropagator
 
-    sent = next((value for key, value in headers.items()
-                 if key.lower() == "x-amzn-trace-id"), None)
-    return None if sent is None else AwsXRayPropagator().extract({"X-Amzn-Trace-Id": sent})
+    return AwsXRayPropagator().extract({"X-Amzn-Trace-Id": header})
 
 
 def store_listeners() -> list[monitoring.CommandListener]:

@@ -286,7 +286,6 @@ async def run_stream(request: Request) -> Response:
     `Last-Event-ID`) as protocol parts, then live until it finishes."""
     from sse_starlette.sse import EventSourceResponse  # heavy: sse_starlette (cold start)
 
-
     principal = await caller(request)
     thread_id = path_thread_id(request)
     run_id = str(request.path_params["run_id"])
