@@ -84,3 +84,23 @@ def test_a_run_that_never_starts_gives_its_slot_back(
     assert start(http) == 500
     assert (STAFF.tenant_id, STAFF.user_id) not in RUN_SLOTS._held
     assert demo_db[RUN_SLOTS_COLLECTION].count_documents({}) == 0
+
+
+def test_every_entry_refuses_a_message_over_the_cap_before_a_slot(
+        http: TestClient, demo_db: Any) -> None:
+    # start_run checks the cap for every entry (the Agent Protocol's message reader no
+    # longer checks it itself); nothing is taken, nothing is run
+    from opsgraph.api.limits import MAX_MESSAGE_CHARS
+    from opsgraph.errors import BadInput
+
+    long = "x" * (MAX_MESSAGE_CHARS + 1)
+    thread = http.post("/threads", json={"thread_id": "th_admission03",
+                                             "if_exists": "do_nothing"}, headers=staff())
+    assert thread.status_code == 200, thread.text
+    answer = http.post("/threads/th_admission03/runs", headers=staff(), json={
+        "assistant_id": "opsgraph", "input": {"messages": [{"type": "human", "content": long}]}})
+    assert answer.status_code == 400 and "the limit is" in answer.text, answer.text
+    assert http.post("/v1/runs", json={"message": long}, headers=staff()).status_code == 400
+    with pytest.raises(BadInput, match="the limit is"):
+        mcp_user.ask(STAFF, long, None)
+    assert demo_db[RUN_SLOTS_COLLECTION].count_documents({}) == 0
