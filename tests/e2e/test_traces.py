@@ -54,10 +54,13 @@ def traced(xray: socket.socket, demo_db: Any, store_env: dict[str, str], tmp_pat
         app.stop()
 
 
-def received(udp: socket.socket, until: float) -> list[Any]:
-    """Every span in the datagrams that reach `udp` before `until` (monotonic seconds)."""
-    spans = []
-    while time.monotonic() < until:
+def received(udp: socket.socket, request_id: str, until: float) -> list[Any]:
+    """Every span in the datagrams that reach `udp` until the span of request `request_id`
+    (it ends last, and its end flushes the rest), or `until` (monotonic seconds)."""
+    spans: list[Any] = []
+    while time.monotonic() < until and not any(
+            s.name == "request" and attributes(s).get("opsgraph.request_id") == request_id
+            for s in spans):
         try:
             datagram = udp.recv(65536)
         except TimeoutError:
@@ -82,7 +85,7 @@ def test_a_runs_spans_reach_xray_as_one_tree_under_lambdas_segment(
                        "X-Amzn-Trace-Id": LAMBDA_TRACE})
     assert done.finished["status"] == "completed"
     run_id = done.of("run_started")[0]["run_id"]
-    spans = received(xray, time.monotonic() + 5)
+    spans = received(xray, "req-traced-1", time.monotonic() + 10)
     by_name: dict[str, list[Any]] = {}
     for span in spans:
         by_name.setdefault(span.name, []).append(span)
