@@ -281,7 +281,6 @@ def stream_resume(principal: Principal, thread_id: str, decisions: dict[str, Res
         if started is not None:  # the version it started with, however many came since
             ctx.spent_calls, ctx.spent_s = spent_before(scope, started.run_key)
             if started.version and started.fallback is None:  # its calls' deadline
-
                 ctx.seconds_budget = seconds_budget(started, load_version(ctx, started.version))
         by_change = {i.value.get("change_id"): i.id for i in interrupts
                      if isinstance(i.value, dict)}
