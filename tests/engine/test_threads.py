@@ -115,8 +115,10 @@ def test_a_run_that_loses_its_lease_stops_at_its_next_step_and_writes_nothing(
     events: queue.Queue[Event] = queue.Queue()
 
     def run() -> None:
-        for event in stream_run(manager, "change Emily Chen's phone", thread_id="th-lost",
-                                model=model):
+        # a question first: the planner plans it (a single change would be planned by code,
+        # and the first model call would be the agent's)
+        for event in stream_run(manager, "is Emily Chen's phone right? change it",
+                                thread_id="th-lost", model=model):
             events.put(event)
 
     seen: list[Event] = []

@@ -5,9 +5,10 @@ whole and clause by clause, so each ask of a several-ask message has its candida
 its structured output holds `capability` to that list: prompt size is latency on a small
 model, and a closed list is what a grammar-constrained server enforces. Code numbers the
 tasks, drops impossible dependencies, reviews the plan (`plan_review`) and routes each task
-through the capability matrix. A question whose best candidates are knowledge agents gets
-its one-task plan from code, with no planner call; a plan whose capability no agent serves
-is moved to the nearest agent before it is refused.
+through the capability matrix. A question whose best candidates are knowledge agents, and a
+single change the ranker and the resolver leave in no doubt, get their one-task plan from
+code, with no planner call (`code_plans`); a plan whose capability no agent serves is moved
+to the nearest agent before it is refused.
 """
 
 from __future__ import annotations
@@ -21,6 +22,13 @@ from langgraph.runtime import Runtime
 from pydantic import ValidationError
 
 from opsgraph.engine import model_calls
+from opsgraph.engine.code_plans import (
+    QUESTION_NOTE,
+    clauses_of,
+    knowledge_plan,
+    knowledge_question,
+    single_write,
+)
 from opsgraph.engine.context import RunContext
 from opsgraph.engine.few_shot import planner_examples
 from opsgraph.engine.memory import Turn, render_history
@@ -32,7 +40,7 @@ from opsgraph.engine.plan import (
     number_tasks,
     plan_problems,
 )
-from opsgraph.engine.plan_review import asks_for_information, names_a_write, review_plan
+from opsgraph.engine.plan_review import asks_for_information, review_plan
 from opsgraph.engine.state import RunState, state_update
 from opsgraph.errors import RunAborted
 from opsgraph.gates import decide
@@ -82,23 +90,9 @@ Example. Request: "whats jane smith's phone no, and book her court 2 tmrw 7pm"
  {{"instruction": "Book Court 2 for Jane Smith tomorrow at 19:00.",
   "capability": "bookings.create", "depends_on": []}}]}}"""
 
-_CLAUSES = re.compile(r"\s*(?:[,;.?!]+|\band then\b|\bthen\b|\band\b|\balso\b|\bplus\b)\s*",
-                      re.IGNORECASE)
-
-
 def _first_sentence(text: str) -> str:
     text = re.sub(r'"[^"]*"', "", text).strip()
     return re.split(r"(?<=[.:])\s", text, maxsplit=1)[0].rstrip(":").strip()
-
-
-def clauses_of(request: str) -> list[str]:
-    """The asks of a several-ask request (two words or more each; none for a single ask),
-    embedded with the request in one call for the ranker that reads them next."""
-    clauses = [c for c in _CLAUSES.split(request) if len(c.split()) >= 2]
-    if len(clauses) < 2:
-        return []
-    get_embedder().embed_queries([request, *clauses])
-    return clauses
 
 
 def candidate_capabilities(request: str, registry: Registry) -> dict[str, str]:
@@ -166,50 +160,6 @@ def _draft(ctx: RunContext, spec: str, messages: list[BaseMessage],
         return None, str(exc).replace("\n", " ")[:400]
 
 
-KNOWLEDGE_SCORE = 0.3
-"""The ranker's score a knowledge agent needs to take a question without the planner (on the
-demo registry, questions score 0.38 to 0.93; a stray word ranked first scores about 0.3)."""
-KNOWLEDGE_NOTE = "a question for the knowledge agents: planned by code, no planner call"
-QUESTION_NOTE = ("a question for information planned as changes: the changes dropped, the "
-                 "question asked of the knowledge agents")
-
-
-FOLLOW_UP_WORDS = 6
-"""A request this short, on a thread with an earlier question, is read as its follow-up."""
-
-
-def follow_up(request: str, history: list[Turn]) -> str:
-    """`request` with the subject of the thread's previous question when it is a short
-    follow-up ("and off-peak?" after "how much is premium membership?"), else as it is."""
-    earlier = [t["content"] for t in history[:-1] if t["role"] == "user"]
-    if not earlier or len(request.split()) > FOLLOW_UP_WORDS:
-        return request
-    return f"{request} (a follow-up to: {earlier[-1].strip()})"
-
-
-def knowledge_question(request: str, history: list[Turn] | None = None) -> TaskPlan | None:
-    """The one-task plan of a question the knowledge agents answer — the ranker's best agent
-    for it (and for each of its clauses) is a knowledge agent, and it names no change —
-    else None (the planner decides). Seed 000's built-in harness: one agent pass, one model
-    call when the pre-read answers it."""
-    if names_a_write(request) or not (len(request.split()) >= 2
-                                      or request.rstrip().endswith("?")):
-        return None  # a change, or one bare word ("launch"): the planner reads it
-    request = follow_up(request, history or [])
-    clauses = clauses_of(request)
-    best = rank_agents(request, top_k=1)
-    best += [r for clause in clauses for r in rank_agents(clause, top_k=1)]
-    if not best or any(r.domain != "knowledge" or r.score < KNOWLEDGE_SCORE for r in best):
-        return None
-    return knowledge_plan(request, KNOWLEDGE_NOTE)
-
-
-def knowledge_plan(request: str, note: str) -> TaskPlan:
-    """One knowledge search for `request`, as it was asked."""
-    return TaskPlan(tasks=[PlannedTask(id="t1", domain="knowledge", operation="search",
-                                       instruction=request.strip())], notes=[note])
-
-
 def nearest_capability(ctx: RunContext, task: PlannedTask,
                        served: set[tuple[str, str]]) -> PlannedTask | None:
     """`task` moved to the nearest agent of the capability matrix (the ranker's cached agent
@@ -254,9 +204,10 @@ def _fallback(ctx: RunContext, plan: TaskPlan | None,
 
 
 def make_plan(ctx: RunContext, request: str, history: list[Turn]) -> TaskPlan:
-    """A knowledge question's plan from code; otherwise ask for a plan, number and review
-    it, with one repair attempt, then the nearest-agent fallback, if it is invalid."""
-    quick = knowledge_question(request, history)
+    """A knowledge question's or a single change's plan from code (`code_plans`); otherwise
+    ask for a plan, number and review it, with one repair attempt, then the nearest-agent
+    fallback, if it is invalid."""
+    quick = knowledge_question(request, history) or single_write(ctx, request, history)
     if quick is not None:
         return quick
     registry = get_registry()

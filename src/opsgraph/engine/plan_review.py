@@ -26,7 +26,7 @@ from opsgraph.registry.matrix import route
 from opsgraph.store.search_keys import normalise
 
 # Verbs that name a change outright: a request holding one is never a plain question (the
-# knowledge agents' fast path, `decompose.knowledge_question`, leaves it to the planner).
+# knowledge agents' fast path, `code_plans.knowledge_question`, leaves it to the planner).
 _WRITE_VERBS = (
     r"book|rebook|reserve|cancel|scrap|delete|remove|change|update|edit|move|swap|"
     r"reschedule|refund|send|e-?mail|notify|remind|register|enrol|enroll|sign\s+(?:\w+\s+)?"
@@ -36,14 +36,16 @@ _WRITE = re.compile(rf"\b(?:{_WRITE_VERBS})\w*", re.IGNORECASE)
 # Words with which people ask for a change (any tense, any politeness): those verbs and the
 # looser words around them. A question with none of them ("is court 1 free?", "where do I
 # park?") asks for nothing to be changed.
-_CHANGE_WORDS = (
+_OWN_CHANGE_WORDS = (
     _WRITE_VERBS + r"|drop|chang|correct|fix|set|reimburse|credit|text|message|tell|"
     r"let\s+\w+\s+know|sign|put|give|cover|bill|make|arrange|end|report|log|raise|close|"
-    r"open|new|moved|married|switch|replace|mark|"
-    # asking for what was just discussed: "please see to it", "go ahead", "sort it out"
-    r"see\s+to|go\s+ahead|do\s+(?:it|that|this)\b|sort\s+(?:it|that|this|out)|deal\s+with|"
-    r"take\s+care|handle|proceed")
-_CHANGE = re.compile(rf"\b(?:{_CHANGE_WORDS})\w*", re.IGNORECASE)
+    r"open|new|moved|married|switch|replace|mark")
+# asking for what was just discussed: "please see to it", "go ahead", "sort it out"
+_DEFERENCE = (r"see\s+to|go\s+ahead|do\s+(?:it|that|this)\b|sort\s+(?:it|that|this|out)|"
+              r"deal\s+with|take\s+care|handle|proceed")
+_CHANGE = re.compile(rf"\b(?:{_OWN_CHANGE_WORDS}|{_DEFERENCE})\w*", re.IGNORECASE)
+_OWN_CHANGE = re.compile(rf"\b(?:{_OWN_CHANGE_WORDS})\w*", re.IGNORECASE)
+_DEFERS = re.compile(rf"\b(?:{_DEFERENCE})", re.IGNORECASE)
 # How a question for information opens ("where can I park?", "is court 1 free?"); a polite
 # request ("can I get court 3 at 6", "could you…") is not one.
 _WH = (r"what|what's|whats|where|where's|wheres|when|when's|who|who's|whos|whom|whose|"
@@ -52,9 +54,11 @@ _QUESTION = re.compile(rf"^\W*(?:{_WH}|is|are|was|were|do|does|did|has|have)\b",
                        re.IGNORECASE)
 # A question for information and nothing else: one sentence, opening with a question word
 # that asks what, when, where, who, which, why or how, ending with "?" ("what's the
-# deadline to cancel my daughter's place?", "how do I cancel my booking?"). "can you
-# cancel it?" and "when you can, cancel it." are not it.
-_INFORMATION = re.compile(rf"^\W*(?:{_WH})\b[^.!?]*\?\W*$", re.IGNORECASE)
+# deadline to cancel my daughter's place?", "how do I cancel my booking?", a follow-up's
+# "and how late can I cancel?"). "can you cancel it?" and "when you can, cancel it." are not
+# it.
+_INFORMATION = re.compile(rf"^\W*(?:(?:and|so|but|ok|okay)\W+)?(?:{_WH})\b[^.!?]*\?\W*$",
+                          re.IGNORECASE)
 # Words a write's instruction shares with any request: not evidence that it was asked for.
 _COMMON = frozenset(
     "the a an to of for and or in on at by with from my me i you your our us it its this "
@@ -69,6 +73,17 @@ def names_a_write(request: str) -> bool:
 def asks_for_change(request: str) -> bool:
     """True when the request holds a word people use to ask for a change."""
     return bool(_CHANGE.search(request))
+
+
+def names_its_change(request: str) -> bool:
+    """True when the request says in its own words what to change ("book court 2"), not
+    only that what was just discussed should be done ("go ahead", "sort it out")."""
+    return bool(_OWN_CHANGE.search(request)) and not _DEFERS.search(request)
+
+
+def opens_as_question(request: str) -> bool:
+    """True when the request opens as a question ("is court 1 free", "what time ...")."""
+    return bool(_QUESTION.match(request))
 
 
 def asks_for_information(request: str) -> bool:

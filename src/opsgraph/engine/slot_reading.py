@@ -20,10 +20,10 @@ from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from opsgraph.engine.context import RunContext
-from opsgraph.engine.memory import RECENT_TURNS
+from opsgraph.engine.memory import RECENT_TURNS, Turn
 from opsgraph.engine.plan import PlannedTask
 from opsgraph.operations.base import Context
-from opsgraph.resolve import Mention, resolve_request
+from opsgraph.resolve import Mention, Resolution, resolve_request
 from opsgraph.resolve.slots import candidates_for
 from opsgraph.tools.contract import BoundTool, ToolOutcome
 
@@ -100,6 +100,15 @@ def shown(mention: Mention) -> str:
     return mention.label or value
 
 
+def resolution_of(ctx: RunContext, text: str, history: list[Turn] | None = None) -> Resolution:
+    """What `text` names, read at the run's start in the venue's time zone, with the
+    thread's recent turns (`history`, default the run's: as an agent's brief shows them)."""
+    turns = ctx.history if history is None else history
+    earlier = [t["content"] for t in turns[:-1][-RECENT_TURNS:]]
+    return resolve_request(Context(ctx.scope, ctx.principal), text, timezone=ctx.timezone,
+                           now=ctx.started_at, history=earlier, tenant=ctx.venue)
+
+
 def read_slots(ctx: RunContext, agent: AgentSpec, task: PlannedTask,
                several_tasks: bool) -> SlotReading:
     """Resolve the task's words once and fill the agent's typed slots."""
@@ -107,10 +116,7 @@ def read_slots(ctx: RunContext, agent: AgentSpec, task: PlannedTask,
     if not typed:
         return SlotReading()
     text = task.instruction if several_tasks or not ctx.request else ctx.request
-    earlier = [t["content"] for t in ctx.history[:-1][-RECENT_TURNS:]]  # as the brief shows
-    resolution = resolve_request(Context(ctx.scope, ctx.principal), text,
-                                 timezone=ctx.timezone, now=ctx.started_at, history=earlier,
-                                 tenant=ctx.venue)
+    resolution = resolution_of(ctx, text)
     reading = SlotReading(required=tuple(s.name for s in typed if s.required),
                           mentions=resolution.mentions)
     used: set[int] = set()

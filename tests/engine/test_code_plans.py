@@ -1,0 +1,85 @@
+"""Plans code makes without the planner (`engine.code_plans`): a single change the ranker
+and the resolver leave in no doubt is planned by code; a question, a second ask, a short
+reply on a thread, a verb that disagrees, a required time the request does not give, all go
+to the planner. The ranker and the resolver are the real ones, over the seeded demo tenant."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from opsgraph.engine.code_plans import WRITE_NOTE, single_write
+from opsgraph.engine.memory import Turn
+from opsgraph.engine.runner import make_context
+from tests.engine.helpers import chat, finished, of, person
+
+pytestmark = pytest.mark.usefixtures("demo_db")
+
+
+def planned(request: str, history: list[Turn] | None = None,
+            role: str = "staff") -> list[tuple[str, str]] | None:
+    ctx = make_context(person(role), "th-code-plans", None, request)
+    turns = [*(history or []), Turn(role="user", content=request)]
+    plan = single_write(ctx, request, turns)
+    if plan is None:
+        return None
+    assert plan.notes == [WRITE_NOTE]
+    assert [t.instruction for t in plan.tasks] == [request]
+    return [(t.domain, t.operation) for t in plan.tasks]
+
+
+@pytest.mark.parametrize(("request_text", "capability"), [
+    ("cancel kai robinson's membership, he's moving to leeds", ("members", "cancel")),
+    ("refund £10 on INV-1131, the restring wasn't done properly", ("invoices", "refund")),
+    ("raise an invoice for fatima al-sayed, 2 guest day passes at 12 quid each",
+     ("invoices", "issue")),
+    ("siobhan o'connor got married, her surname's Byrne now - can you fix her record",
+     ("members", "update")),
+])
+def test_a_single_change_is_planned_by_code(request_text: str,
+                                            capability: tuple[str, str]) -> None:
+    assert planned(request_text) == [capability]
+
+
+@pytest.mark.parametrize("request_text", [
+    # a second ask: a lookup before the change
+    "look up jayne smith's email and send her a note that her refund is being processed",
+    # questions, whatever change words they hold
+    "is court 1 free tomorrow at 6?",
+    "how long can i pause my membership for if i'm injured",
+    "if i cancel a class do i get my money back?",
+    # the ranker's first agent is a booking move, but no new time is given
+    "move aisha wright onto premium pls",
+    # the first agent is a cancel by a hair: no cancel word, no code plan
+    "book meeting room b for carlos vega tomorrow 10am",
+    # a refund needs its amount in the request ("in full" is for the agent to work out)
+    "refund fatima's court hire invoice INV-1129 in full",
+    # nothing says what to change
+    "go ahead",
+])
+def test_anything_in_doubt_goes_to_the_planner(request_text: str) -> None:
+    assert planned(request_text) is None
+
+
+def test_a_short_reply_on_a_thread_goes_to_the_planner() -> None:
+    history = [Turn(role="user", content="is court 2 free at 7 tomorrow?"),
+               Turn(role="assistant", content="Court 2 is free at 19:00. Shall I book it?")]
+    assert planned("yes book it for me", history) is None
+
+
+def test_a_single_change_runs_with_no_planner_call(script: Any) -> None:
+    # no `plan` in the file: a planner call would fail the run loudly
+    model = script({"turns": {"t1": [
+        {"tool_calls": [{"name": "members_get", "args": {"member": "Kai Robinson"}}]},
+        {"tool_calls": [{"name": "members_update", "args": {
+            "member": "Kai Robinson", "changes": {"status": "cancelled"}}}]}]}})
+    events = chat(person("manager"), "cancel kai robinson's membership, he's moving to leeds",
+                  model)
+    plan = of(events, "plan")[0]
+    assert [(t["domain"], t["operation"]) for t in plan["tasks"]] == [("members", "cancel")]
+    assert plan["notes"] == [WRITE_NOTE]
+    assert finished(events)["status"] == "awaiting_approval"
+    [card] = of(events, "approval_required")[0]["changes"]
+    assert card["operation"] == "members.update"
+    assert finished(events)["usage"]["model_calls"] == 2  # the agent's two turns, no planner
