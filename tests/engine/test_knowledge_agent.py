@@ -4,6 +4,7 @@ only — through the real graph with scripted models, and the loop with real bou
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -77,6 +78,41 @@ def test_with_the_answer_pre_read_one_model_call_is_enough(script: Any) -> None:
     assert state.results["t1"].findings == []
 
 
+@pytest.mark.usefixtures("demo_db")
+def test_the_pre_read_answer_is_one_call_with_the_passages_and_no_tools(
+        script: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from opsgraph.engine.read_answer import PASSAGE_RULES
+    from opsgraph.models import scripted
+    from tests.engine.helpers import record_prompts
+
+    offered: list[Any] = []
+    bind = scripted.ScriptedChatModel.bind_tools
+
+    def bind_tools(self: Any, tools: Any, **kwargs: Any) -> Any:
+        offered.append(list(tools))
+        return bind(self, tools, **kwargs)
+
+    monkeypatch.setattr(scripted.ScriptedChatModel, "bind_tools", bind_tools)
+    prompts = record_prompts(monkeypatch)
+    model = script({"turns": {"t1": [{"content": "Assistance dogs are welcome inside."}]}})
+    history = [{"role": "user", "content": "can i bring my dog"},
+               {"role": "assistant", "content": "Dogs are welcome on the terrace only."}]
+    from opsgraph.engine.runner import stream_run
+
+    events = list(stream_run(person("staff"), "and what about guide dogs?", model=model,
+                             history=history))
+    assert finished(events)["usage"]["model_calls"] == 1
+    [(stage, messages)] = prompts.calls
+    assert stage == "task" and messages[0].content == PASSAGE_RULES
+    shown = str(messages[-1].content)
+    assert "Dogs are welcome on the terrace only." in shown  # the exchange it follows
+    assert 'Question: "and what about guide dogs?"' in shown
+    assert DATA_NOTICE in shown and re.search(r"^\[[\w#-]+\] .+", shown, re.MULTILINE)
+    assert all(not tools for tools in offered), offered  # no tool was offered
+    assert of(events, "answer")[-1]["text"] == "Assistance dogs are welcome inside."
+    assert of(events, "answer")[-1]["sources"]  # what code read, as sources
+
+
 def test_the_first_message_holds_the_hits_as_data_and_the_sections_read(tools: Any) -> None:
     found = pre_search(tools, LATE_CANCEL, "how late can I cancel?")
     assert found is not None
@@ -148,8 +184,9 @@ def test_a_successful_search_round_is_not_the_end_the_answer_is(script: Any) -> 
     result = only(events)
     own = [c["tool"] for c in result["calls"] if "by" not in c]
     assert own == ["knowledge_search", "knowledge_read_section"]
-    # three turns and no planner call: a knowledge question is planned by code
-    assert finished(events)["usage"]["model_calls"] == 3
+    # no planner call (a knowledge question is planned by code); the answer from the
+    # pre-read passages came back as a tool call, so the loop ran: that call and three turns
+    assert finished(events)["usage"]["model_calls"] == 4
 
 
 @pytest.mark.usefixtures("demo_db")

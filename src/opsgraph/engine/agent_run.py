@@ -18,6 +18,7 @@ from opsgraph.engine.few_shot import agent_examples
 from opsgraph.engine.memory import recent_exchange
 from opsgraph.engine.plan import PlannedTask
 from opsgraph.engine.pre_search import PreSearch, pre_search
+from opsgraph.engine.read_answer import answer_from_passages, passage_messages
 from opsgraph.engine.slot_reading import (
     SlotReading,
     checked_tools,
@@ -157,6 +158,13 @@ def run_agent(ctx: RunContext, agent: AgentSpec, task: PlannedTask,
     messages: list[BaseMessage] = [system, HumanMessage(brief)]
     write_tool = task_write_tool(tools, task) if acts else None
     ask = _asker(ctx, spec, task.id, checkpointed=acts)
+    if found is not None and found.passages:  # one call from what was read, no tools
+        answered = answer_from_passages(ask, passage_messages(ctx, spec, task, found,
+                                                              ctx.tasks_planned > 1))
+        if answered is not None:
+            with_pre_search(answered, found)
+            answered.findings = []  # its answer, not the raw reads, is what it found
+            return answered
     direct = (direct_call(ctx, tools, write_tool, reading) if acts and direct_proposals()
               else None)
     result = run_tool_loop(

@@ -47,6 +47,8 @@ class PreSearch:
     calls: list[dict[str, Any]] = field(default_factory=list)
     findings: list[dict[str, Any]] = field(default_factory=list)
     sources: list[Source] = field(default_factory=list)
+    passages: list[str] = field(default_factory=list)
+    """What was read, one passage each: `[id] title` and its text."""
 
 
 def search_query(instruction: str, message: str) -> str:
@@ -102,8 +104,23 @@ def pre_search(tools: Mapping[str, BoundTool], instruction: str, message: str
                 text = trim(text, budget)
             budget -= len(text)
             read.append((hit, text))
+            done.passages.append(passage(hit, data, budget + len(text)))
     done.block = _block(query, hits, read, found is not None)
     return done
+
+
+def passage(hit: Mapping[str, Any], data: Any, limit: int) -> str:
+    """One read as a passage: `[id] title`, then the section's text (a catalogue object's
+    fields, one per line), within `limit` characters."""
+    title = " — ".join(str(t) for t in (hit.get("document_title"), hit.get("title")) if t)
+    if isinstance(data, dict) and isinstance(data.get("text"), str):
+        body = data["text"]
+    elif isinstance(data, dict):
+        body = "\n".join(f"{k}: {json.dumps(v, default=str, ensure_ascii=False)}"
+                         for k, v in data.items() if k not in ("id", "_id", "path", "level"))
+    else:
+        body = json.dumps(data, default=str, ensure_ascii=False)
+    return trim(f"[{hit['id']}] {title}\n{body.strip()}", limit)
 
 
 def _readable(data: Any) -> Any:
