@@ -83,3 +83,14 @@ def test_a_single_change_runs_with_no_planner_call(script: Any) -> None:
     [card] = of(events, "approval_required")[0]["changes"]
     assert card["operation"] == "members.update"
     assert finished(events)["usage"]["model_calls"] == 2  # the agent's two turns, no planner
+
+
+def test_the_planner_may_always_send_a_question_to_the_knowledge_base() -> None:
+    from opsgraph.engine.decompose import candidate_capabilities
+    from opsgraph.registry.loader import get_registry
+
+    # the ranker puts the booking agents first for this policy question (knowledge set)
+    question = "how far ahead can a premium member book a court?"
+    assert "knowledge.search" in candidate_capabilities(question, get_registry())
+    assert not any(key.startswith("knowledge.") for key in candidate_capabilities(
+        "book court 2 for emily chen at 6pm tomorrow", get_registry()))

@@ -115,7 +115,8 @@ def knowledge_plan(request: str, note: str) -> TaskPlan:
                                        instruction=request.strip())], notes=[note])
 
 
-def _reads_as_question(text: str) -> bool:
+def reads_as_question(text: str) -> bool:
+    """True when `text` is asked as a question (a polite request is not one)."""
     text = text.strip()
     return opens_as_question(text) or (text.endswith("?") and not _POLITE.match(text))
 
@@ -130,7 +131,7 @@ def _verb_agrees(verb: str, request: str) -> bool:
 def single_write(ctx: RunContext, request: str, history: list[Turn]) -> TaskPlan | None:
     """The one-task plan of a single change (see the module docstring), else None."""
     if (not names_its_change(request) or asks_for_information(request)
-            or _reads_as_question(request)
+            or reads_as_question(request)
             or (len(history) > 1 and len(request.split()) <= FOLLOW_UP_WORDS)):
         return None  # a question, or a short reply the conversation gives its meaning
     ranked = rank_agents(request, top_k=2)
@@ -145,7 +146,7 @@ def single_write(ctx: RunContext, request: str, history: list[Turn]) -> TaskPlan
     for clause in clauses_of(request):
         best = rank_agents(clause, top_k=1)[0]
         if best.agent != spec.name and (
-                _reads_as_question(clause) or _READS.match(clause)
+                reads_as_question(clause) or _READS.match(clause)
                 or (get_registry().get(best.agent).kind == "action"
                     and names_its_change(clause))):
             return None  # a second ask

@@ -27,6 +27,7 @@ from opsgraph.engine.code_plans import (
     clauses_of,
     knowledge_plan,
     knowledge_question,
+    reads_as_question,
     single_write,
 )
 from opsgraph.engine.context import RunContext
@@ -96,7 +97,8 @@ def _first_sentence(text: str) -> str:
 
 
 def candidate_capabilities(request: str, registry: Registry) -> dict[str, str]:
-    """`domain.verb` → what it does, for the agents the ranker finds for `request`."""
+    """`domain.verb` → what it does, for the agents the ranker finds for `request` (and
+    the knowledge search for any question)."""
     ranked = list(rank_agents(request, top_k=CANDIDATE_AGENTS))
     for clause in clauses_of(request):
         ranked.extend(rank_agents(clause, top_k=3))
@@ -108,6 +110,12 @@ def candidate_capabilities(request: str, registry: Registry) -> dict[str, str]:
             key = f"{spec.domain}.{verb}"
             if agent is not None and key not in found and len(found) < MAX_CAPABILITIES:
                 found[key] = _first_sentence(agent.description)
+    knowledge = route("knowledge", "search")
+    if (knowledge is not None and reads_as_question(request)
+            and not any(key.startswith("knowledge.") for key in found)):
+        # any question may be one the knowledge base answers ("how far ahead can a premium
+        # member book a court?" ranks the booking agents first): the planner may choose it
+        found["knowledge.search"] = _first_sentence(knowledge.description)
     return found
 
 
