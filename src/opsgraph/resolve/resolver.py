@@ -19,7 +19,7 @@ from opsgraph.errors import BadInput
 from opsgraph.operations.base import Context
 from opsgraph.operations.currency import currency_code
 from opsgraph.resolve.bookings import find_booking
-from opsgraph.resolve.choice import find_choices, picks_one
+from opsgraph.resolve.choice import find_choices, picks_one, settle_here
 from opsgraph.resolve.contacts import find_emails, find_phones, venue_country
 from opsgraph.resolve.dates import find_moments
 from opsgraph.resolve.days import find_days
@@ -58,6 +58,7 @@ def resolve_request(ctx: Context, text: str, *, timezone: str, now: datetime | N
     earlier = [_with_booking(ctx, turn, _mentions(ctx, turn, clock, zone, settings), zone)
                for turn in turns if turn.strip()]
     found = carry_over(text, _mentions(ctx, text, clock, zone, settings), earlier, zone)
+    found = settle_here(ctx, text, found)
     found += find_choices(ctx, text, found, earlier)
     found = _with_booking(ctx, text, found, zone)
     return Resolution(clock, timezone, tuple(sorted(found, key=lambda m: (m.start, m.kind))))
