@@ -53,7 +53,8 @@ def settle_here(ctx: Context, text: str, found: list[Mention]) -> list[Mention]:
         for n, mention in enumerate(out):
             if mention.kind not in kinds or mention.value is not None or not mention.candidates:
                 continue
-            listed = [(c.value, c.label) for c in mention.candidates]
+            listed: list[tuple[str, str | None]] = [(c.value, c.label)
+                                                    for c in mention.candidates]
             pick = (_by_order(word, listed) if word in _ORDINALS
                     else _by_word(ctx, mention.kind, word, listed))
             if pick is not None:
