@@ -27,6 +27,11 @@ def test_abbreviated_and_relative_days() -> None:
     assert _days("last fri") == [("last fri", date(2030, 1, 4), None)]
     assert _days("in 3 days") == [("in 3 days", date(2030, 1, 12), None)]
     assert _days("friday week") == [("friday week", date(2030, 1, 18), None)]
+    # a day of a named week, either way round (held-out mixed-09: "wednesday next week at
+    # 5" was today at 17:00 and next week as a range)
+    assert _days("wednesday next week") == [("wednesday next week", date(2030, 1, 16), None)]
+    assert _days("next week on thurs") == [("next week on thurs", date(2030, 1, 17), None)]
+    assert _days("fri this week") == [("fri this week", date(2030, 1, 11), None)]
 
 
 def test_next_tuesday_said_on_a_monday_is_in_next_week() -> None:

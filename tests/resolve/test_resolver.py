@@ -139,3 +139,18 @@ def test_a_member_may_name_only_their_own_invoices_and_bookings(resolve: Resolve
 def test_a_visitor_finds_courts_and_events_but_no_people(resolve: Resolve) -> None:
     found = resolve("is Jane Smith at the social night on court 1", role="visitor", user="")
     assert {m.kind for m in found.mentions} == {"event", "resource"}
+
+
+def test_me_and_my_name_the_callers_own_record(resolve: Resolve) -> None:
+    # a member: their member record (held-out mixed-09: "book it for me" left the member
+    # slot empty, so the agent guessed)
+    found = resolve("book court 2 for me tmrw at 5", role="member", user="mem_demo_008")
+    assert _one(found, "member")[0] == "mem_demo_008"
+    assert [m.label for m in found.of_kind("member")] == ["Emily Chen"]
+    # staff: their staff record (a shift is given to staff)
+    assert _one(resolve("put me on sunday's shift", user="stf_demo_04"), "staff")[0] == (
+        "stf_demo_04")
+    # a caller with no record of their own is named by nothing
+    assert resolve("book court 2 for me tmrw at 5").of_kind("member") == ()
+    assert resolve("book court 2 for me tmrw at 5", role="visitor",
+                   user="anonymous").of_kind("member") == ()

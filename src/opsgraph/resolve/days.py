@@ -2,9 +2,9 @@
 
 Hand-written here, because a general date parser gets them wrong for a venue: "thurs",
 "tmrw", "this weekend" (Saturday and Sunday, a range), "this week" / "next week" (Monday
-to Sunday), "next tuesday" (the Tuesday of next week), "the 22nd" (the next 22nd, never a
-past one), typos of day names ("thrusday", "wednsday", by rapidfuzz's ratio). Dates
-written out in full ("3 December", "Dec 3rd", "3/12", "2026-12-03") go to
+to Sunday), "next tuesday" and "tuesday next week" (the Tuesday of next week), "the
+22nd" (the next 22nd, never a past one), typos of day names ("thrusday", "wednsday", by
+rapidfuzz's ratio). Dates written out in full ("3 December", "Dec 3rd", "3/12", "2026-12-03") go to
 `dateparser`, with two of its quirks corrected: a day and month without a year that fall
 today come back a year ahead, and numeric dates follow the venue's day/month order.
 """
@@ -47,6 +47,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [(name, re.compile(rx, re.I)) for
     ("yesterday", r"\byesterday\b"),
     ("in_days", rf"\bin\s+(?P<n>{_N})\s+(?P<unit>days?|weeks?)\b"),
     ("month", r"\b(?P<which>this|next|last)\s+month\b"),
+    # "wednesday next week", "next week on weds": a day of that week, before the week alone
+    ("weekday", rf"\b(?P<day>{_WEEKDAY})\b\.?,?\s+(?P<which>this|next|last)\s+week\b"),
+    ("weekday", rf"\b(?P<which>this|next|last)\s+week,?\s+(?:on\s+)?(?P<day>{_WEEKDAY})\b"),
     ("week", r"\b(?P<which>this|next|last|the)\s+(?P<span>weekend|week)\b"
              r"|\b(?P<bare>weekend)\b"),
     ("weekday", rf"\b(?:(?P<which>this|next|last|coming)\s+)?(?P<day>{_WEEKDAY})\b\.?"
@@ -128,7 +131,8 @@ def _read(name: str, m: re.Match[str], today: date, day_first: bool
     if name == "weekday":
         day = weekday_date(today, WEEKDAYS[m.group("day").lower()],
                            (m.group("which") or "").lower())
-        return day + timedelta(days=7 if m.group("week") else 0), None
+        later = "week" in m.re.groupindex and m.group("week")
+        return day + timedelta(days=7 if later else 0), None
     dom = int(m.group("dom"))
     day = next_day_of_month(today, dom)
     return None if day is None else (day, None)

@@ -3,7 +3,8 @@
 The finders run in an order that keeps them from reading the same words twice, each
 marking what it used: e-mail addresses, invoice numbers and typed ids, phone numbers,
 amounts, then named records (members, staff, resources, events; "Morning Yoga" is an
-event, not a morning), then dates and times, words that point at earlier turns ("her",
+event, not a morning), the caller's own record for "me" and "my" (resolve.self_refs), then
+dates and times, words that point at earlier turns ("her",
 "that booking", "the same time", resolve.history), a pick among the records an earlier
 turn listed ("the family one", resolve.choice), and last a booking named by its member
 and day (resolve.bookings).
@@ -29,6 +30,7 @@ from opsgraph.resolve.keys import find_keys
 from opsgraph.resolve.mentions import Mention, Resolution
 from opsgraph.resolve.money import find_amounts
 from opsgraph.resolve.names import find_named
+from opsgraph.resolve.self_refs import find_self
 from opsgraph.resolve.times import find_times
 from opsgraph.resolve.tokens import Claimed, Token, tokenize
 
@@ -77,6 +79,7 @@ def _mentions(ctx: Context, text: str, now: datetime, zone: ZoneInfo,
     day_first = country not in _MONTH_FIRST
     found += find_named(ctx, text, tokens, claimed,
                         _time_tokens(text, tokens, now, day_first))
+    found += find_self(ctx, text, claimed, found)
     moments = find_moments(text, claimed, now, zone, day_first)
     return (narrow_events(ctx, found, moments, zone) + moments
             + unmatched_events(text, claimed))
