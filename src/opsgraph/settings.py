@@ -119,10 +119,12 @@ class Settings:
     opsgraph does not know (`openai:`, `llamacpp:`, `scripted:` specs; Claude models are
     known: 200,000). Every prompt is trimmed to fit it (`opsgraph.engine.context_budget`);
     set it to the server's context size (llama.cpp `--ctx-size`, Ollama `num_ctx`)."""
-    direct_proposals: bool = False
-    """`OPSGRAPH_DIRECT_PROPOSALS`: `on` or `off` (default). On, an action agent whose
+    direct_proposals: bool = True
+    """`OPSGRAPH_DIRECT_PROPOSALS`: `on` (default) or `off`. On, an action agent whose
     write tool has every required argument resolved by code from the request (members,
-    resources, events, times, amounts, contacts) proposes it with no model turn."""
+    resources, events, times, amounts, contacts) proposes it with no model turn (on the
+    held-out suite with the local model: 6 and 4 of 12 write requests in the right card
+    with it, 3 of 12 without, evals/results)."""
 
 
 def _default_agents_dir() -> Path:
@@ -249,7 +251,7 @@ def load_settings() -> Settings:
         traces=_choice(env, "OPSGRAPH_TRACES", TRACES, "xray" if on_lambda else "off"),
         metrics=_switch(env, "OPSGRAPH_METRICS", on_lambda),
         context_tokens=int(_positive(env, "OPSGRAPH_CONTEXT_TOKENS", 8192)),
-        direct_proposals=_switch(env, "OPSGRAPH_DIRECT_PROPOSALS", False),
+        direct_proposals=_switch(env, "OPSGRAPH_DIRECT_PROPOSALS", True),
     )
 
 

@@ -383,6 +383,10 @@ def _free_court_hour(demo_db: Any) -> tuple[str, str, str]:
 
 def test_an_action_brief_lists_resolved_slots_by_label_never_ids(
         script: Any, demo_db: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from opsgraph.settings import get_settings
+
+    monkeypatch.setenv("OPSGRAPH_DIRECT_PROPOSALS", "off")  # the model writes: its brief
+    get_settings.cache_clear()
     name, start, end = _free_court_hour(demo_db)
     prompts = record_prompts(monkeypatch)
     model = script({
