@@ -53,7 +53,14 @@ def _booking_script(script: Any, start: datetime) -> str:
     })
 
 
-def test_an_invented_date_fails_tool_choice(tmp_path: Path, script: Any) -> None:
+def test_an_invented_date_fails_tool_choice(tmp_path: Path, script: Any,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    from opsgraph.settings import get_settings
+
+    # the model writes the call (a direct proposal from the resolved slots would have the
+    # right time whatever the script says)
+    monkeypatch.setenv("OPSGRAPH_DIRECT_PROPOSALS", "off")
+    get_settings.cache_clear()
     cases = dataset(tmp_path, [{
         "id": "bookings-tomorrow", "split": "dev", "domain": "bookings",
         "principal": {"role": "staff"}, "request": "book court 2 for emily chen tmrw 6pm",

@@ -29,7 +29,9 @@ pytestmark = pytest.mark.usefixtures("demo_db")
 
 PHONE = "+44 7700 900999"
 REQUEST = "Change Emily Chen's phone to +44 7700 900999"
-SIMILAR = "Please change Raj Mehta's phone number to +44 7700 900555"
+# asked as a question, so that the planner plans it (a single change is planned by code,
+# and the planner's worked examples are what this request must see)
+SIMILAR = "Raj Mehta's phone number is new: can you change it to +44 7700 900555?"
 SECRETS = ("Emily", "Chen", "900999", "emily.chen@example.org", "mem_demo_008")
 
 

@@ -96,10 +96,13 @@ def test_a_dead_holders_slots_free_once_their_lease_lapses(limits: Any) -> None:
     for k in (0, 1):
         scope[RUN_SLOTS_COLLECTION].insert_one({
             "slot": f"user:ana:{k}", "owner": "dead-process", "user_id": "ana",
-            "until": datetime.now(UTC) + timedelta(seconds=0.5)})
+            "until": datetime.now(UTC) + timedelta(seconds=60)})
     with pytest.raises(TooManyRequests, match="you have 2 runs in flight"):
         take_slot(person(user="ana"))
-    time.sleep(0.6)
+    # their lease lapses (set in the past rather than slept through: under load a
+    # half-second lease had lapsed before the refusal was even asked for)
+    scope[RUN_SLOTS_COLLECTION].update_many(
+        {"owner": "dead-process"}, {"$set": {"until": datetime.now(UTC) - timedelta(seconds=1)}})
     slot = take_slot(person(user="ana"))
     assert any(d["owner"] != "dead-process" for d in scope[RUN_SLOTS_COLLECTION].find(
         {"slot": {"$in": ["user:ana:0", "user:ana:1"]}}))
