@@ -94,3 +94,26 @@ def test_the_planner_may_always_send_a_question_to_the_knowledge_base() -> None:
     assert "knowledge.search" in candidate_capabilities(question, get_registry())
     assert not any(key.startswith("knowledge.") for key in candidate_capabilities(
         "book court 2 for emily chen at 6pm tomorrow", get_registry()))
+
+
+@pytest.mark.parametrize(("request_text", "knowledge"), [
+    # rules and prices the ranker gives to operational agents (knowledge set)
+    ("how far ahead can a premium member book a court?", True),
+    ("how late can I cancel my court booking for free?", False),  # "my": the caller's own
+    ("how much does an adult guest pay for a day pass?", True),
+    # questions about records, even naming none, stay with the planner
+    ("who owes us money?", False),
+    ("what repairs are still outstanding?", False),
+    ("is court 1 free tomorrow at 6?", False),  # a court and a time
+    ("cancel my booking", False),  # not a question
+])
+def test_a_question_naming_nothing_goes_to_the_knowledge_agents(request_text: str,
+                                                                knowledge: bool) -> None:
+    from opsgraph.engine.code_plans import QUESTION_NAMING_NOTHING_NOTE, question_naming_nothing
+
+    ctx = make_context(person("staff", user="stf_demo_04"), "th-code-plans", None, request_text)
+    plan = question_naming_nothing(ctx, request_text, [Turn(role="user", content=request_text)])
+    assert (plan is not None) is knowledge
+    if plan is not None:
+        assert plan.notes == [QUESTION_NAMING_NOTHING_NOTE]
+        assert [(t.domain, t.operation) for t in plan.tasks] == [("knowledge", "search")]

@@ -7,6 +7,8 @@ the wrong capability):
 - **a question the knowledge agents answer** (`knowledge_question`): the ranker's best agent
   for it, and for each of its clauses, is a knowledge agent, and it names no change (or
   only as what it asks about: "how late can I cancel?");
+- **a question naming nothing** (`question_naming_nothing`): asked as a question, with no
+  record or day in it the resolver finds, its best knowledge agent ranked close to the first;
 - **a single change** (`single_write`): the ranker's best agent is an action agent with one
   write verb, ahead of the next by `WRITE_MARGIN`; the request says in its own words that
   something should change, is not a question, and its verb agrees with the agent's ("book"
@@ -45,6 +47,15 @@ demo registry, questions score 0.38 to 0.93; a stray word ranked first scores ab
 KNOWLEDGE_NOTE = "a question for the knowledge agents: planned by code, no planner call"
 QUESTION_NOTE = ("a question for information planned as changes: the changes dropped, the "
                  "question asked of the knowledge agents")
+KNOWLEDGE_GAP = 0.35
+"""How far below the ranker's first agent a knowledge agent may rank for a question that
+names nothing to still take it (knowledge set: the questions the planner got scored up to
+0.34 below; the suite's record questions naming nothing, "who owes us money?", 0.44 and
+more)."""
+QUESTION_NAMING_NOTHING_NOTE = ("a question naming no record or day: asked of the knowledge "
+                                "agents, no planner call")
+_NAMED_KINDS = frozenset({"member", "staff", "booking", "event", "resource", "invoice",
+                          "datetime", "date"})
 WRITE_MARGIN = 0.02
 """How far the ranker's best action agent must score ahead of the next agent for code to
 plan a single change (on the suite, the wrong first agents of change requests led by
@@ -107,6 +118,25 @@ def knowledge_question(request: str, history: list[Turn] | None = None) -> TaskP
     if not best or any(r.domain != "knowledge" or r.score < KNOWLEDGE_SCORE for r in best):
         return None
     return knowledge_plan(request, KNOWLEDGE_NOTE)
+
+
+def question_naming_nothing(ctx: RunContext, request: str,
+                            history: list[Turn]) -> TaskPlan | None:
+    """The knowledge task of a question that names no record and no day (the resolver finds
+    no member, staff, booking, event, resource, invoice, date or time in it, nor the caller's
+    own record: "is my membership still on hold?" asks about a record) and whose best knowledge agent ranks within `KNOWLEDGE_GAP` of the
+    ranker's first: "how far ahead can a premium member book a court?" ranks the booking
+    agents first, but asks about a rule, not a booking. Else None."""
+    if not (reads_as_question(request) or asks_for_information(request)):
+        return None
+    if any(m.kind in _NAMED_KINDS for m in resolution_of(ctx, request, history).mentions):
+        return None
+    asked = follow_up(request, history)
+    ranked = rank_agents(asked, top_k=len(get_registry().agents))
+    knowledge = next((r for r in ranked if r.domain == "knowledge"), None)
+    if knowledge is None or ranked[0].score - knowledge.score >= KNOWLEDGE_GAP:
+        return None
+    return knowledge_plan(asked, QUESTION_NAMING_NOTHING_NOTE)
 
 
 def knowledge_plan(request: str, note: str) -> TaskPlan:

@@ -27,6 +27,7 @@ from opsgraph.engine.code_plans import (
     clauses_of,
     knowledge_plan,
     knowledge_question,
+    question_naming_nothing,
     reads_as_question,
     single_write,
 )
@@ -215,7 +216,9 @@ def make_plan(ctx: RunContext, request: str, history: list[Turn]) -> TaskPlan:
     """A knowledge question's or a single change's plan from code (`code_plans`); otherwise
     ask for a plan, number and review it, with one repair attempt, then the nearest-agent
     fallback, if it is invalid."""
-    quick = knowledge_question(request, history) or single_write(ctx, request, history)
+    quick = (knowledge_question(request, history)
+             or question_naming_nothing(ctx, request, history)
+             or single_write(ctx, request, history))
     if quick is not None:
         return quick
     registry = get_registry()
