@@ -54,7 +54,9 @@ def only(events: list[Any], tid: str = "t1") -> dict[str, Any]:
 def test_with_the_answer_pre_read_one_model_call_is_enough(script: Any) -> None:
     model = script({"plan": {"tasks": [task("t1", LATE_CANCEL)]},
                     "turns": {"t1": [{"content": "Cancel at least 24 hours ahead."}]}})
-    events = chat(person("staff"), "how late can I cancel my court without paying", model)
+    # asked by a caller with a record of their own ("my" names it), so the planner plans it
+    events = chat(person("staff", user="stf_demo_04"),
+                  "how late can I cancel my court without paying", model)
     assert statuses(events) == {"t1": "completed"}
     # the plan and the agent's one turn: no tool round, and its answer is passed on as it
     # is (no synthesis call: none is scripted, so one would fail the run)
