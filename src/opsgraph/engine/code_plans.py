@@ -124,9 +124,10 @@ def question_naming_nothing(ctx: RunContext, request: str,
                             history: list[Turn]) -> TaskPlan | None:
     """The knowledge task of a question that names no record and no day (the resolver finds
     no member, staff, booking, event, resource, invoice, date or time in it, nor the caller's
-    own record: "is my membership still on hold?" asks about a record) and whose best knowledge agent ranks within `KNOWLEDGE_GAP` of the
-    ranker's first: "how far ahead can a premium member book a court?" ranks the booking
-    agents first, but asks about a rule, not a booking. Else None."""
+    own record: "is my membership still on hold?" asks about a record) and whose best
+    knowledge agent ranks within `KNOWLEDGE_GAP` of the ranker's first: "how far ahead can a
+    premium member book a court?" ranks the booking agents first, but asks about a rule,
+    not a booking. Else None."""
     if not (reads_as_question(request) or asks_for_information(request)):
         return None
     if any(m.kind in _NAMED_KINDS for m in resolution_of(ctx, request, history).mentions):
