@@ -52,6 +52,10 @@ KNOWLEDGE_GAP = 0.35
 names nothing to still take it (knowledge set: the questions the planner got scored up to
 0.34 below; the suite's record questions naming nothing, "who owes us money?", 0.44 and
 more)."""
+OFF_TOPIC_SCORE = 0.25
+"""Below this the best knowledge agent's score says the question is not about the club at
+all ("what do you think of the weather?" scores 0.22): the planner answers it (its empty plan
+gives the tenant's off-topic reply)."""
 QUESTION_NAMING_NOTHING_NOTE = ("a question naming no record or day: asked of the knowledge "
                                 "agents, no planner call")
 _NAMED_KINDS = frozenset({"member", "staff", "booking", "event", "resource", "invoice",
@@ -135,8 +139,9 @@ def question_naming_nothing(ctx: RunContext, request: str,
     asked = follow_up(request, history)
     ranked = rank_agents(asked, top_k=len(get_registry().agents))
     knowledge = next((r for r in ranked if r.domain == "knowledge"), None)
-    if knowledge is None or ranked[0].score - knowledge.score >= KNOWLEDGE_GAP:
-        return None
+    if (knowledge is None or knowledge.score < OFF_TOPIC_SCORE
+            or ranked[0].score - knowledge.score >= KNOWLEDGE_GAP):
+        return None  # off topic ("what do you think of the weather?"), or about records
     return knowledge_plan(asked, QUESTION_NAMING_NOTHING_NOTE)
 
 
