@@ -21,6 +21,7 @@ from opsgraph.engine.context import RunContext
 from opsgraph.engine.memory import recent_exchange
 from opsgraph.engine.plan import PlannedTask
 from opsgraph.engine.pre_search import PreSearch
+from opsgraph.engine.slot_reading import task_words
 from opsgraph.engine.tool_loop import AskModel, LoopResult
 from opsgraph.models.factory import get_chat_model
 from opsgraph.models.prompt_cache import cached_system_message
@@ -39,7 +40,7 @@ def passage_messages(ctx: RunContext, spec: str, task: PlannedTask, found: PreSe
     """The one call's messages: the rules (cacheable), then today, the recent exchange, the
     passages and the question (the person's message, or the task's own words when the plan
     has several tasks)."""
-    question = task.instruction if several_tasks or not ctx.request else ctx.request
+    question = task_words(ctx, task, several_tasks)
     lines = [f"Today: {ctx.today_line()}."]
     exchange = recent_exchange(ctx.history)
     if exchange:

@@ -100,6 +100,12 @@ def shown(mention: Mention) -> str:
     return mention.label or value
 
 
+def task_words(ctx: RunContext, task: PlannedTask, several_tasks: bool) -> str:
+    """What a task is asked in: the person's message, or the task's own instruction when the
+    plan has several tasks (or there is no message)."""
+    return task.instruction if several_tasks or not ctx.request else ctx.request
+
+
 def resolution_of(ctx: RunContext, text: str, history: list[Turn] | None = None) -> Resolution:
     """What `text` names, read at the run's start in the venue's time zone, with the
     thread's recent turns (`history`, default the run's: as an agent's brief shows them)."""
@@ -115,8 +121,7 @@ def read_slots(ctx: RunContext, agent: AgentSpec, task: PlannedTask,
     typed = [s for s in agent.slots if s.kind != "text"]
     if not typed:
         return SlotReading()
-    text = task.instruction if several_tasks or not ctx.request else ctx.request
-    resolution = resolution_of(ctx, text)
+    resolution = resolution_of(ctx, task_words(ctx, task, several_tasks))
     reading = SlotReading(required=tuple(s.name for s in typed if s.required),
                           mentions=resolution.mentions)
     used: set[int] = set()
