@@ -112,6 +112,9 @@ class RunContext:
     _caller: str | None = field(default=None, repr=False)
     _name: tuple[str | None] | None = field(default=None, repr=False)
     _few_shot_agents: frozenset[str] | None = field(default=None, repr=False)
+    resolutions: dict[tuple[str, ...], Any] = field(default_factory=dict, repr=False)
+    """What the resolver read, by the text and the earlier turns it was read with: the
+    planning shortcuts and the agent's slot reading read the same request once."""
     tasks_planned: int = 1
     """How many tasks the run's plan holds (one: the message is the task's own words)."""
     history: list[Turn] = field(default_factory=list)

@@ -111,8 +111,13 @@ def resolution_of(ctx: RunContext, text: str, history: list[Turn] | None = None)
     thread's recent turns (`history`, default the run's: as an agent's brief shows them)."""
     turns = ctx.history if history is None else history
     earlier = [t["content"] for t in turns[:-1][-RECENT_TURNS:]]
-    return resolve_request(Context(ctx.scope, ctx.principal), text, timezone=ctx.timezone,
-                           now=ctx.started_at, history=earlier, tenant=ctx.venue)
+    key = (text, *earlier)
+    found = ctx.resolutions.get(key)
+    if not isinstance(found, Resolution):
+        found = ctx.resolutions[key] = resolve_request(
+            Context(ctx.scope, ctx.principal), text, timezone=ctx.timezone,
+            now=ctx.started_at, history=earlier, tenant=ctx.venue)
+    return found
 
 
 def read_slots(ctx: RunContext, agent: AgentSpec, task: PlannedTask,
