@@ -117,3 +117,22 @@ def test_a_question_naming_nothing_goes_to_the_knowledge_agents(request_text: st
     if plan is not None:
         assert plan.notes == [QUESTION_NAMING_NOTHING_NOTE]
         assert [(t.domain, t.operation) for t in plan.tasks] == [("knowledge", "search")]
+
+
+@pytest.mark.parametrize(("request_text", "follows"), [
+    ("and off-peak?", True),  # short
+    ("how much is it for a non-member?", True),  # "it" leans on the earlier question
+    ("what if three of us want to share a lesson?", True),
+    ("what time does the pool close on weekdays?", False),  # a question of its own
+])
+def test_a_follow_up_carries_the_earlier_question(request_text: str, follows: bool) -> None:
+    from opsgraph.engine.code_plans import follow_up
+
+    history = [Turn(role="user", content="tell me about the junior tennis clinic"),
+               Turn(role="assistant", content="It runs on Saturdays on Court 1."),
+               Turn(role="user", content=request_text)]
+    asked = follow_up(request_text, history)
+    assert (asked != request_text) is follows
+    if follows:
+        assert asked == f"{request_text} (a follow-up to: tell me about the junior tennis clinic)"
+    assert follow_up(request_text, history[-1:]) == request_text  # no earlier question

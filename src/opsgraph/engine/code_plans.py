@@ -67,6 +67,11 @@ plan a single change (on the suite, the wrong first agents of change requests le
 WRITE_NOTE = "a single change: planned by code, no planner call"
 FOLLOW_UP_WORDS = 6
 """A request this short, on a thread with an earlier question, is read as its follow-up."""
+_REFERS = re.compile(r"^\W*(?:and|but|so|what about|how about|what if)\b|"
+                     r"\b(?:it|its|that|this|these|those|they|them|their|one|ones|same)\b",
+                     re.IGNORECASE)
+"""Words that lean on an earlier turn: a longer request holding one is a follow-up too ("how
+much is it for a non-member?" after a question about the junior clinic)."""
 
 _CLAUSES = re.compile(r"\s*(?:[,;.?!]+|\band then\b|\bthen\b|\band\b|\balso\b|\bplus\b)\s*",
                       re.IGNORECASE)
@@ -99,29 +104,36 @@ def clauses_of(request: str) -> list[str]:
 
 
 def follow_up(request: str, history: list[Turn]) -> str:
-    """`request` with the subject of the thread's previous question when it is a short
-    follow-up ("and off-peak?" after "how much is premium membership?"), else as it is."""
+    """`request` with the subject of the thread's previous question when it is a follow-up —
+    short ("and off-peak?" after "how much is premium membership?") or leaning on it with a
+    word such as "it", "that" or "what about" — else as it is."""
     earlier = [t["content"] for t in history[:-1] if t["role"] == "user"]
-    if not earlier or len(request.split()) > FOLLOW_UP_WORDS:
+    if not earlier or (len(request.split()) > FOLLOW_UP_WORDS and not _REFERS.search(request)):
         return request
     return f"{request} (a follow-up to: {earlier[-1].strip()})"
 
 
 def knowledge_question(request: str, history: list[Turn] | None = None) -> TaskPlan | None:
     """The one-task plan of a question the knowledge agents answer — the ranker's best agent
-    for it (and for each of its clauses) is a knowledge agent, and it names no change —
-    else None (the planner decides). Seed 000's built-in harness: one agent pass, one model
-    call when the pre-read answers it."""
+    for it (and for each of its clauses) is a knowledge agent, asked alone or as the
+    follow-up it is, and it names no change — else None (the planner decides). Seed 000's
+    built-in harness: one agent pass, one model call when the pre-read answers it."""
     if ((names_a_write(request) and not asks_for_information(request))
             or not (len(request.split()) >= 2 or request.rstrip().endswith("?"))):
         return None  # a change, or one bare word ("launch"): the planner reads it
-    request = follow_up(request, history or [])
-    clauses = clauses_of(request)
-    best = rank_agents(request, top_k=1)
-    best += [r for clause in clauses for r in rank_agents(clause, top_k=1)]
-    if not best or any(r.domain != "knowledge" or r.score < KNOWLEDGE_SCORE for r in best):
+    asked = follow_up(request, history or [])
+    if not any(_knowledge_ranks_first(text) for text in dict.fromkeys([request, asked])):
         return None
-    return knowledge_plan(request, KNOWLEDGE_NOTE)
+    return knowledge_plan(asked, KNOWLEDGE_NOTE)
+
+
+def _knowledge_ranks_first(text: str) -> bool:
+    """The ranker's best agent for `text`, and for each of its clauses, is a knowledge agent
+    scoring at least `KNOWLEDGE_SCORE`."""
+    best = rank_agents(text, top_k=1)
+    best += [r for clause in clauses_of(text) for r in rank_agents(clause, top_k=1)]
+    return bool(best) and all(r.domain == "knowledge" and r.score >= KNOWLEDGE_SCORE
+                              for r in best)
 
 
 def question_naming_nothing(ctx: RunContext, request: str,
