@@ -36,6 +36,11 @@ def planned(request: str, history: list[Turn] | None = None,
      ("invoices", "issue")),
     ("siobhan o'connor got married, her surname's Byrne now - can you fix her record",
      ("members", "update")),
+    # a message asked for as "let … know"; a fault described is a fault to report (and a
+    # door "handle" is not "handle it")
+    ("let jane smith know her locker key is at reception", ("communications", "send")),
+    ("the shower in the mens changing room is leaking again", ("facilities", "create")),
+    ("the door handle on studio a is loose", ("facilities", "create")),
 ])
 def test_a_single_change_is_planned_by_code(request_text: str,
                                             capability: tuple[str, str]) -> None:

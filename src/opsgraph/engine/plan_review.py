@@ -38,11 +38,13 @@ _WRITE = re.compile(rf"\b(?:{_WRITE_VERBS})\w*", re.IGNORECASE)
 # park?") asks for nothing to be changed.
 _OWN_CHANGE_WORDS = (
     _WRITE_VERBS + r"|drop|chang|correct|fix|set|reimburse|credit|text|message|tell|"
-    r"let\s+\w+\s+know|sign|put|give|cover|bill|make|arrange|end|report|log|raise|close|"
-    r"open|new|moved|married|switch|replace|mark")
+    r"let\s+(?:\w+\s+){1,3}know|count\s+\w+\s+in|sign|put|give|cover|bill|make|arrange|end|"
+    r"report|log|raise|close|open|new|moved|married|switch|replace|mark|"
+    # a fault described is a fault to report ("the lights in studio b keep flickering")
+    r"broke|leak|flicker|crack|loose|jammed|faulty|damaged|not\s+working|out\s+of\s+order")
 # asking for what was just discussed: "please see to it", "go ahead", "sort it out"
 _DEFERENCE = (r"see\s+to|go\s+ahead|do\s+(?:it|that|this)\b|sort\s+(?:it|that|this|out)|"
-              r"deal\s+with|take\s+care|handle|proceed")
+              r"deal\s+with|take\s+care|handle\s+(?:it|that|this)\b|proceed")
 _CHANGE = re.compile(rf"\b(?:{_OWN_CHANGE_WORDS}|{_DEFERENCE})\w*", re.IGNORECASE)
 _OWN_CHANGE = re.compile(rf"\b(?:{_OWN_CHANGE_WORDS})\w*", re.IGNORECASE)
 _DEFERS = re.compile(rf"\b(?:{_DEFERENCE})", re.IGNORECASE)
