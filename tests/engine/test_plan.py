@@ -9,7 +9,8 @@ import pytest
 
 from opsgraph.engine.decompose import candidate_capabilities, plan_schema
 from opsgraph.engine.plan import PlanDraft, number_tasks, plan_problems
-from opsgraph.engine.plan_review import asks_for_change, review_plan
+from opsgraph.engine.plan_review import review_plan
+from opsgraph.engine.request_words import asks_for_change
 from opsgraph.registry.loader import get_registry
 
 

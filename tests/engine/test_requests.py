@@ -267,7 +267,7 @@ def test_a_question_planned_as_a_change_is_asked_of_the_knowledge_agents(script:
 ])
 def test_a_question_for_information_is_one_wh_question(request_text: str,
                                                        information: bool) -> None:
-    from opsgraph.engine.plan_review import asks_for_information
+    from opsgraph.engine.request_words import asks_for_information
 
     assert asks_for_information(request_text) is information
 

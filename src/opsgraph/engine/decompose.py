@@ -28,7 +28,6 @@ from opsgraph.engine.code_plans import (
     knowledge_plan,
     knowledge_question,
     question_naming_nothing,
-    reads_as_question,
     single_write,
 )
 from opsgraph.engine.context import RunContext
@@ -42,7 +41,8 @@ from opsgraph.engine.plan import (
     number_tasks,
     plan_problems,
 )
-from opsgraph.engine.plan_review import asks_for_information, review_plan
+from opsgraph.engine.plan_review import review_plan
+from opsgraph.engine.request_words import asks_for_information, reads_as_question
 from opsgraph.engine.state import RunState, state_update
 from opsgraph.errors import RunAborted
 from opsgraph.gates import decide

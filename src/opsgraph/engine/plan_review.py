@@ -22,76 +22,14 @@ from __future__ import annotations
 import re
 
 from opsgraph.engine.plan import PlannedTask, TaskPlan
+from opsgraph.engine.request_words import asks_for_change, asks_for_information, opens_as_question
 from opsgraph.registry.matrix import route
 from opsgraph.store.search_keys import normalise
 
-# Verbs that name a change outright: a request holding one is never a plain question (the
-# knowledge agents' fast path, `code_plans.knowledge_question`, leaves it to the planner).
-_WRITE_VERBS = (
-    r"book|rebook|reserve|cancel|scrap|delete|remove|change|update|edit|move|swap|"
-    r"reschedule|refund|send|e-?mail|notify|remind|register|enrol|enroll|sign\s+(?:\w+\s+)?"
-    r"up|add|assign|issue|invoice|charge|create|schedule|freeze|pause|suspend|terminate|"
-    r"renew|upgrade|downgrade|promote|announce|approve|waitlist")
-_WRITE = re.compile(rf"\b(?:{_WRITE_VERBS})\w*", re.IGNORECASE)
-# Words with which people ask for a change (any tense, any politeness): those verbs and the
-# looser words around them. A question with none of them ("is court 1 free?", "where do I
-# park?") asks for nothing to be changed.
-_OWN_CHANGE_WORDS = (
-    _WRITE_VERBS + r"|drop|chang|correct|fix|set|reimburse|credit|text|message|tell|"
-    r"let\s+(?:\w+\s+){1,3}know|count\s+\w+\s+in|sign|put|give|cover|bill|make|arrange|end|"
-    r"report|log|raise|close|open|new|moved|married|switch|replace|mark|"
-    # a fault described is a fault to report ("the lights in studio b keep flickering")
-    r"broke|leak|flicker|crack|loose|jammed|faulty|damaged|not\s+working|out\s+of\s+order")
-# asking for what was just discussed: "please see to it", "go ahead", "sort it out"
-_DEFERENCE = (r"see\s+to|go\s+ahead|do\s+(?:it|that|this)\b|sort\s+(?:it|that|this|out)|"
-              r"deal\s+with|take\s+care|handle\s+(?:it|that|this)\b|proceed")
-_CHANGE = re.compile(rf"\b(?:{_OWN_CHANGE_WORDS}|{_DEFERENCE})\w*", re.IGNORECASE)
-_OWN_CHANGE = re.compile(rf"\b(?:{_OWN_CHANGE_WORDS})\w*", re.IGNORECASE)
-_DEFERS = re.compile(rf"\b(?:{_DEFERENCE})", re.IGNORECASE)
-# How a question for information opens ("where can I park?", "is court 1 free?"); a polite
-# request ("can I get court 3 at 6", "could you…") is not one.
-_WH = (r"what|what's|whats|where|where's|wheres|when|when's|who|who's|whos|whom|whose|"
-       r"which|why|how|how's")
-_QUESTION = re.compile(rf"^\W*(?:{_WH}|is|are|was|were|do|does|did|has|have)\b",
-                       re.IGNORECASE)
-# A question for information and nothing else: one sentence, opening with a question word
-# that asks what, when, where, who, which, why or how, ending with "?" ("what's the
-# deadline to cancel my daughter's place?", "how do I cancel my booking?", a follow-up's
-# "and how late can I cancel?"). "can you cancel it?" and "when you can, cancel it." are not
-# it.
-_INFORMATION = re.compile(rf"^\W*(?:(?:and|so|but|ok|okay)\W+)?(?:{_WH})\b[^.!?]*\?\W*$",
-                          re.IGNORECASE)
 # Words a write's instruction shares with any request: not evidence that it was asked for.
 _COMMON = frozenset(
     "the a an to of for and or in on at by with from my me i you your our us it its this "
     "that please pls can could would will is are be".split())
-
-
-def names_a_write(request: str) -> bool:
-    """True when the request holds a verb that names a change outright ("book", "refund")."""
-    return bool(_WRITE.search(request))
-
-
-def asks_for_change(request: str) -> bool:
-    """True when the request holds a word people use to ask for a change."""
-    return bool(_CHANGE.search(request))
-
-
-def names_its_change(request: str) -> bool:
-    """True when the request says in its own words what to change ("book court 2"), not
-    only that what was just discussed should be done ("go ahead", "sort it out")."""
-    return bool(_OWN_CHANGE.search(request)) and not _DEFERS.search(request)
-
-
-def opens_as_question(request: str) -> bool:
-    """True when the request opens as a question ("is court 1 free", "what time ...")."""
-    return bool(_QUESTION.match(request))
-
-
-def asks_for_information(request: str) -> bool:
-    """True when the request is one question for information (`_INFORMATION`): a change
-    word in it is what the question is about ("the deadline to cancel"), not an ask."""
-    return bool(_INFORMATION.match(request.strip()))
 
 
 def unrequested_writes(tasks: list[PlannedTask], request: str,
@@ -105,7 +43,7 @@ def unrequested_writes(tasks: list[PlannedTask], request: str,
         return writes
     if asks_for_change(request):
         return []
-    if len(writes) < len(tasks) or _QUESTION.match(request):
+    if len(writes) < len(tasks) or opens_as_question(request):
         return writes
     said = set(_content_words(f"{request} {conversation}"))
     return [t for t in writes if not said & set(_content_words(t.instruction))]
