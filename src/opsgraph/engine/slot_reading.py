@@ -86,7 +86,8 @@ def _when(value: str) -> str:
 
 def shown(mention: Mention) -> str:
     """How a resolved mention is shown to a model: a record by its label, a time in words
-    with its ISO 8601 value, anything else by its value."""
+    with its ISO 8601 value, an amount with what it is when code worked it out ("in full"),
+    anything else by its value."""
     value = mention.value or ""
     if mention.kind == "datetime":
         end = f" to {_when(mention.end)} ({mention.end})" if mention.end else ""
@@ -97,6 +98,8 @@ def shown(mention: Mention) -> str:
             return f"{day:%a} {day.day} {day:%b %Y} ({value})"
         except ValueError:
             return value
+    if mention.kind == "money" and mention.label:
+        return f"{value} ({mention.label})"
     return mention.label or value
 
 

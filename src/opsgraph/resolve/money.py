@@ -5,7 +5,8 @@ An amount counts when it carries a sign of money: the currency's symbol or code 
 after it, a unit word ("pounds", "quid", "euros", "pence"), or a verb of money right
 before it ("refund 22.50", "charge her 15"). Any other bare number is not an amount (it
 is a time, a court, a count). Only the tenant's own currency is read, so "$20"
-at a club that bills in pounds is left alone rather than taken as twenty pounds.
+at a club that bills in pounds is left alone rather than taken as twenty pounds. "In
+full" is the amount left to refund on the invoice the request names.
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ import re
 from decimal import Decimal
 from functools import lru_cache
 
+from opsgraph.operations.base import Context
 from opsgraph.operations.currency import SYMBOLS
+from opsgraph.operations.fields import money_of
 from opsgraph.resolve.mentions import Mention
 from opsgraph.resolve.tokens import NUMBER_WORDS, Claimed, number_value
 
@@ -74,3 +77,32 @@ def _amount(m: re.Match[str], factor: Decimal) -> Decimal | None:
         spelt = number_value(words)
         return None if spelt is None else Decimal(spelt) * factor
     return Decimal(m.group("n").replace(",", "")) * factor
+
+
+_IN_FULL = re.compile(r"\b(?:in\s+full|full\s+refund|the\s+full\s+amount|(?:the\s+)?whole\s+"
+                      r"(?:amount|thing)|fully\s+refund|refund\s+(?:it\s+)?all)\b", re.I)
+
+
+def find_full_amounts(ctx: Context, text: str, claimed: Claimed,
+                      found: list[Mention]) -> list[Mention]:
+    """"In full" ("refund INV-1129 in full", "a full refund") as the amount it means: what
+    was paid on the one invoice the request names and is not refunded yet ("0.00" when
+    nothing was, the label saying so). Nothing when no single invoice is named."""
+    invoices = [m for m in found if m.kind == "invoice" and m.value]
+    if len(invoices) != 1:
+        return []
+    out = []
+    for m in _IN_FULL.finditer(text):
+        if claimed.overlaps(m.start(), m.end()):
+            continue
+        doc = ctx.scope["invoices"].find_one({"_id": invoices[0].value},
+                                             projection={"paid": 1, "refunded": 1, "number": 1})
+        if doc is None:
+            return []
+        left = max(Decimal(0), money_of(doc.get("paid", 0)) - money_of(doc.get("refunded", 0)))
+        what = (f"all that was paid on {doc['number']} and not yet refunded" if left > 0
+                else f"nothing: {doc['number']} has no payment left to refund")
+        claimed.add(m.start(), m.end())
+        out.append(Mention(m.group(), "money", f"{left:.2f}", what,
+                           start=m.start()))
+    return out

@@ -2,7 +2,8 @@
 
 The finders run in an order that keeps them from reading the same words twice, each
 marking what it used: e-mail addresses, invoice numbers and typed ids, phone numbers,
-amounts, then named records (members, staff, resources, events; "Morning Yoga" is an
+amounts ("in full": what the invoice named has left to refund), then named records
+(members, staff, resources, events; "Morning Yoga" is an
 event, not a morning), the caller's own record for "me" and "my" (resolve.self_refs), then
 dates and times, words that point at earlier turns ("her",
 "that booking", "the same time", resolve.history), a pick among the records an earlier
@@ -28,7 +29,7 @@ from opsgraph.resolve.events import narrow_events, unmatched_events
 from opsgraph.resolve.history import carry_over, points_back
 from opsgraph.resolve.keys import find_keys
 from opsgraph.resolve.mentions import Mention, Resolution
-from opsgraph.resolve.money import find_amounts
+from opsgraph.resolve.money import find_amounts, find_full_amounts
 from opsgraph.resolve.names import find_named
 from opsgraph.resolve.self_refs import find_self
 from opsgraph.resolve.times import find_times
@@ -75,6 +76,7 @@ def _mentions(ctx: Context, text: str, now: datetime, zone: ZoneInfo,
     found += find_keys(ctx, text, claimed)
     found += find_phones(text, claimed, country)
     found += find_amounts(text, claimed, currency_code(tenant))
+    found += find_full_amounts(ctx, text, claimed, found)
     tokens = tokenize(text)
     day_first = country not in _MONTH_FIRST
     found += find_named(ctx, text, tokens, claimed,
