@@ -9,9 +9,12 @@ from typing import Any
 import pytest
 from pymongo.database import Database
 
+from opsgraph.errors import BadInput
 from opsgraph.operations.base import Context
 from opsgraph.operations.catalogue import CATALOGUE, get_operation
+from opsgraph.operations.communications import EmailSend, preview_send
 from opsgraph.operations.references import resolve_args
+from opsgraph.principal import Role
 
 from .support import NOW, context, free_slot, idle_member, open_shift, snapshot
 
@@ -125,3 +128,23 @@ def test_applying_a_cancellation_reads_back_as_cancelled(seeded: Database[Docume
     assert out["booking"]["status"] == "cancelled"
     slot = seeded["bookings"].find_one({"_id": args.booking})
     assert slot is not None and slot["cancel_change_id"] == "chg_c"
+
+
+@pytest.mark.parametrize("to", ["Jane Smith <jane.smith@example.com>",
+                                "Jane Smith (Jane.Smith@example.com)",
+                                "jane.smith@example.com (Jane Smith)"])
+def test_an_address_written_with_its_name_is_the_address(shared_db: Database[Document],
+                                                         to: str) -> None:
+    # held-out communications-12: the model wrote the name and the address together
+    args = EmailSend.model_validate({"to": to, "subject": "Locker key", "body": "At reception."})
+    assert args.to.lower() == "jane.smith@example.com"
+    preview = preview_send(context(shared_db, Role.STAFF), args)
+    assert (preview.new["to"], preview.new["member_id"]) == ("jane.smith@example.com",
+                                                             "mem_demo_001")
+
+
+def test_a_message_goes_to_one_recipient(shared_db: Database[Document]) -> None:
+    args = EmailSend.model_validate({"to": "jane.smith@example.com, raj@example.com",
+                                     "subject": "Hi", "body": "Hello"})
+    with pytest.raises(BadInput, match="names 2 addresses"):
+        preview_send(context(shared_db, Role.STAFF), args)

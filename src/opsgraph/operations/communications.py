@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from opsgraph.errors import BadInput
 from opsgraph.operations.access import STAFF_UP
 from opsgraph.operations.base import Context, Operation, OpInput, Preview, Result
-from opsgraph.operations.fields import Line, Reference, Text, email_problem
+from opsgraph.operations.fields import Line, Reference, Text, bare_address, email_problem
 from opsgraph.operations.records import Document, derived_id, insert_once, record_json, to_json
 from opsgraph.operations.references import resolve_reference
 
@@ -28,6 +28,13 @@ class EmailSend(OpInput):
     to: Reference = Field(description="An email address, or a member's id, name or email.")
     subject: Line = Field(description="Subject line.")
     body: Text = Field(description="Plain-text message body.")
+
+    @field_validator("to")
+    @classmethod
+    def _address_alone(cls, to: str) -> str:
+        """"Tom Baker (tom.baker@example.com)" is the address, so the card and the outbox
+        hold what the mailer sends to."""
+        return bare_address(to)
 
 
 class InboxList(OpInput):
@@ -48,6 +55,9 @@ def list_inbox(ctx: Context, args: InboxList) -> Result:
 
 def recipient(ctx: Context, to: str) -> tuple[str, str | None, str | None]:
     """(address, name, member id) for `to`: an address (in lower case), or a member's."""
+    if to.count("@") > 1:
+        raise BadInput(f"to: {to!r} names {to.count('@')} addresses; a message goes to one "
+                       "recipient, so send one to each")
     if "@" in to:
         problem = email_problem(to)
         if problem is not None:

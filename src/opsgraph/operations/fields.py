@@ -160,6 +160,18 @@ def _email(value: str) -> str:
 Email = Annotated[str, _bounds(3, EMAIL_MAX), AfterValidator(_email), _LINE]
 """A valid e-mail address, in lower case."""
 
+_ADDRESS = r"[^<>()\s,;]+@[^<>()\s,;]+"
+_DISPLAYED = re.compile(rf"^(?:[^<>()@]*?[<(]\s*(?P<a>{_ADDRESS})\s*[>)]"
+                        rf"|(?P<b>{_ADDRESS})\s*\([^<>()@]*\))$")
+
+
+def bare_address(value: str) -> str:
+    """The address in the forms an address book shows one: "Tom Baker <tom@example.com>",
+    "Tom Baker (tom@example.com)", "tom@example.com (Tom Baker)"; anything else unchanged.
+    (`email.utils.parseaddr` reads "Name (addr)" as the name being the address.)"""
+    m = _DISPLAYED.match(value.strip())
+    return value if m is None else m.group("a") or m.group("b")
+
 # ── phone ────────────────────────────────────────────────────────────────────────────────
 
 _PHONE = re.compile(r"^\+[1-9][0-9]*(?:[ -][0-9]+)*$")
