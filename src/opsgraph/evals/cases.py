@@ -26,6 +26,7 @@ from opsgraph.evals.checkout import repo_root
 from opsgraph.operations.catalogue import CATALOGUE
 from opsgraph.principal import DOMAINS, VERBS, Channel, Role
 from opsgraph.store.seed import TENANTS
+from opsgraph.yaml_text import load_yaml
 
 Split = Literal["dev", "heldout"]
 SPLITS: tuple[str, ...] = ("dev", "heldout")
@@ -195,7 +196,7 @@ def dataset_files(paths: list[Path]) -> list[Path]:
 
 def _read_yaml(path: Path) -> Any:
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return load_yaml(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise BadInput(f"{path}: dataset: cannot read ({exc})") from None
     except yaml.YAMLError as exc:

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from opsgraph.errors import BadInput
 from opsgraph.evals.cases import SPLITS, Split, Turn
+from opsgraph.yaml_text import load_yaml
 
 KEY = "knowledge_questions"
 Kind = Literal["direct", "confusable", "follow_up", "unanswerable"]
@@ -76,7 +77,7 @@ def _files(path: Path) -> list[Path]:
 
 def _read(path: Path) -> dict[str, Any]:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = load_yaml(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as exc:
         raise BadInput(f"{path}: cannot read: {exc}") from exc
     return data if isinstance(data, dict) else {}

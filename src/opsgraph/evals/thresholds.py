@@ -14,6 +14,7 @@ import yaml
 from opsgraph.errors import BadInput
 from opsgraph.evals.checkout import repo_root
 from opsgraph.evals.scores import DIMENSIONS
+from opsgraph.yaml_text import load_yaml
 
 DEFAULT_THRESHOLDS: dict[str, float] = {
     "plan_valid": 0.95, "routing": 0.85, "dependencies": 0.8, "tool_choice": 0.8,
@@ -38,7 +39,7 @@ def load_thresholds(path: Path | None = None) -> dict[str, float]:
     if not path.is_file():
         return dict(DEFAULT_THRESHOLDS)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data = load_yaml(path.read_text(encoding="utf-8")) or {}
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise BadInput(f"{path}: cannot read the thresholds ({exc})") from None
     if isinstance(data, dict) and set(data) == {"thresholds"}:

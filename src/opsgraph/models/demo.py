@@ -27,14 +27,13 @@ from pathlib import Path
 from string import Template
 from typing import Any, Final
 
-import yaml
-
 from opsgraph.errors import OpsgraphError
 from opsgraph.models.auto import DEMO_DIR, model_choice
 from opsgraph.operations.direct import call_operation
 from opsgraph.principal import Principal
 from opsgraph.settings import get_settings
 from opsgraph.store.scope import TenantScope
+from opsgraph.yaml_text import load_yaml
 
 Document = dict[str, Any]
 
@@ -76,7 +75,7 @@ def normalise(message: str) -> str:
 @cache
 def examples() -> tuple[Example, ...]:
     """The examples, in the order the page offers them."""
-    data = yaml.safe_load((DEMO_DIR / "examples.yaml").read_text(encoding="utf-8"))
+    data = load_yaml((DEMO_DIR / "examples.yaml").read_text(encoding="utf-8"))
     return tuple(Example(str(row["request"]), str(row["script"]), row.get("done_when"),
                          row.get("done_script")) for row in data["examples"])
 

@@ -18,6 +18,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from opsgraph.errors import BadInput
+from opsgraph.yaml_text import load_yaml
 
 MAX_DELAY_MS = 60_000
 """The longest simulated latency a file may ask for: a typo of a few zeros would otherwise
@@ -76,7 +77,7 @@ def _where(loc: tuple[int | str, ...]) -> str:
 
 def _parse(path: Path, raw: str) -> Script:
     try:
-        data = json.loads(raw) if path.suffix.lower() == ".json" else yaml.safe_load(raw)
+        data = json.loads(raw) if path.suffix.lower() == ".json" else load_yaml(raw)
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
         raise BadInput(f"scripted model file {str(path)!r}: not valid "
                        f"{'JSON' if path.suffix.lower() == '.json' else 'YAML'}: {exc}",

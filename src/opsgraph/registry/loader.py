@@ -26,6 +26,7 @@ from opsgraph.registry.operation_index import OperationIndex, OperationInfo, ope
 from opsgraph.registry.registry import Registry
 from opsgraph.registry.spec import NAME_RE, AgentSpec
 from opsgraph.settings import get_settings
+from opsgraph.yaml_text import load_yaml
 
 SPEC_SUFFIXES = (".yaml", ".yml")
 
@@ -128,7 +129,7 @@ class _Read:
 def _read_spec(path: Path, index: OperationIndex) -> _Read:
     where = str(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = load_yaml(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
         return _Read(None, None, [Problem(where, "yaml", _yaml_message(exc))])
     except (OSError, UnicodeDecodeError) as exc:

@@ -11,14 +11,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from opsgraph.errors import BadInput
 from opsgraph.knowledge.embeddings import get_embedder
 from opsgraph.principal import DOMAINS, VERBS
 from opsgraph.registry.loader import get_registry
 from opsgraph.registry.ranker import Ranked, rank_agents, warm
 from opsgraph.registry.registry import Registry
+from opsgraph.yaml_text import load_yaml
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +58,7 @@ class RoutingReport:
 
 def load_cases(dataset_path: Path | str) -> list[RoutingCase]:
     """The cases of a routing dataset; `BadInput` names the first malformed one."""
-    data = yaml.safe_load(Path(dataset_path).read_text(encoding="utf-8"))
+    data = load_yaml(Path(dataset_path).read_text(encoding="utf-8"))
     raw = data.get("cases") if isinstance(data, dict) else None
     if not isinstance(raw, list) or not raw:
         raise BadInput(f"{dataset_path}: cases: expected a non-empty list")

@@ -31,6 +31,7 @@ from opsgraph.principal import Principal, parse_channel, parse_role
 from opsgraph.resolve.mentions import Mention
 from opsgraph.resolve.resolver import resolve_request, zone_of
 from opsgraph.store.scope import TenantScope
+from opsgraph.yaml_text import load_yaml
 
 Document = dict[str, Any]
 TARGET = 0.95
@@ -177,7 +178,7 @@ def _kinds(expected: list[Expected], ok: list[Expected], spurious: list[Mention]
 def load_set(path: Path) -> Document:
     """A labelled set, checked for its shape; BadInput naming the path otherwise."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = load_yaml(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as exc:
         raise BadInput(f"{path}: cannot read a labelled set ({exc})") from None
     if not is_labelled_set(data):
@@ -195,7 +196,7 @@ def is_labelled_set(data: object) -> bool:
 def is_resolve_set(path: Path) -> bool:
     """True when the file at `path` is a resolver set (for `opsgraph eval --dataset`)."""
     try:
-        return is_labelled_set(yaml.safe_load(path.read_text(encoding="utf-8")))
+        return is_labelled_set(load_yaml(path.read_text(encoding="utf-8")))
     except (OSError, yaml.YAMLError):
         return False
 

@@ -28,7 +28,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pymongo import UpdateOne
 from pymongo.database import Database
 from pymongo.errors import BulkWriteError
@@ -37,6 +36,7 @@ from opsgraph.store.catalogue_ids import object_id
 from opsgraph.store.indexes import ensure_indexes
 from opsgraph.store.search_keys import with_keys
 from opsgraph.store.sections import sections, title_of
+from opsgraph.yaml_text import load_yaml
 
 Document = dict[str, Any]
 
@@ -88,7 +88,7 @@ def anchor_monday(now: datetime) -> datetime:
 def load_dataset(tenant: str) -> Document:
     """The YAML description of a tenant's data set."""
     name = "acme" if tenant == "acme" else "demo"
-    data: Document = yaml.safe_load((DATA_DIR / f"{name}.yaml").read_text(encoding="utf-8"))
+    data: Document = load_yaml((DATA_DIR / f"{name}.yaml").read_text(encoding="utf-8"))
     return data
 
 
@@ -384,7 +384,7 @@ class DemoData:
         name = CATALOGUES.get(self.spec["knowledge_dir"])
         if name is None:
             return []
-        spec: Document = yaml.safe_load((DATA_DIR / name).read_text(encoding="utf-8"))
+        spec: Document = load_yaml((DATA_DIR / name).read_text(encoding="utf-8"))
         return [{"_id": object_id(self.tenant, entry["id"]), "key": entry["id"],
                  "type": kind or entry["type"],
                  **{k: v for k, v in entry.items() if k not in ("id", "type")}}
