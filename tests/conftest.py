@@ -9,16 +9,21 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from datetime import UTC, date, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
+from pymongo.database import Database
 
 from opsgraph.settings import get_settings
 from opsgraph.store import embedded
-from opsgraph.store.client import get_db, reset_client
+from opsgraph.store.client import get_db, new_client, reset_client
+from tests.seeded import copy_into
 
 ROOT = Path(__file__).resolve().parents[1]
+Document = dict[str, Any]
 
 
 @pytest.fixture(scope="session")
@@ -68,15 +73,36 @@ def db(store_env: dict[str, str]):  # type: ignore[no-untyped-def]
     return get_db()
 
 
-@pytest.fixture
-def demo_db(db):  # type: ignore[no-untyped-def]
-    """The test's database with every index and the demo data set (both tenants)."""
-    from opsgraph.bootstrap import prepare_store
-    from opsgraph.store.seed import seed
+@pytest.fixture(scope="session")
+def _demo_template(mongo_uri: str) -> Iterator[Callable[[], Database[Document]]]:
+    """The demo data set seeded once per day the session runs on, only ever copied."""
+    from opsgraph.store.seed import seed_all
 
-    prepare_store(db)
-    seed(db, tenant="demo")
-    seed(db, tenant="acme")
+    client = new_client(mongo_uri)
+    made: dict[date, Database[Document]] = {}
+
+    def today() -> Database[Document]:
+        day = datetime.now(UTC).date()
+        if day not in made:
+            made[day] = client[f"demo_tpl_{uuid.uuid4().hex[:8]}"]
+            seed_all(made[day])
+        return made[day]
+
+    try:
+        yield today
+    finally:
+        for template in made.values():
+            client.drop_database(template.name)
+        client.close()
+
+
+@pytest.fixture
+def demo_db(db, _demo_template):  # type: ignore[no-untyped-def]
+    """The test's database with every index and the demo data set (both tenants), as
+    `opsgraph seed` would make it today: a copy of the set seeded once today. (Seeding is
+    a function of the day; only the newest inbox messages' arrival minutes, always before
+    now, are those of the first seed.)"""
+    copy_into(_demo_template(), db)
     return db
 
 

@@ -13,8 +13,7 @@ from typing import Any
 import pytest
 from pymongo.database import Database
 
-from opsgraph.store.indexes import ensure_indexes
-from tests.seeded import seeded_database
+from tests.seeded import copy_into, seeded_database
 
 from .support import NOW
 
@@ -36,7 +35,5 @@ def template_db(mongo_uri: str) -> Iterator[Database[Document]]:
 @pytest.fixture
 def seeded(db: Database[Document], template_db: Database[Document]) -> Database[Document]:
     """This test's own database holding a copy of the seeded demo + acme data."""
-    for name in template_db.list_collection_names():
-        template_db[name].aggregate([{"$out": {"db": db.name, "coll": name}}])
-    ensure_indexes(db)
+    copy_into(template_db, db)
     return db

@@ -26,7 +26,7 @@ PADEL = {"type": "resource", "name": "Padel Court", "kind": "court", "capacity":
 
 
 def _audit(db: Database[Document], operation: str) -> list[Document]:
-    return list(TenantScope(db, "demo")["audit"].find({"operation": operation}))
+    return list(TenantScope(db, "demo")["audit"].find({"operation": operation}, sort=[("at", 1)]))
 
 
 def test_an_object_is_added_replaced_and_removed_audited_and_found(
