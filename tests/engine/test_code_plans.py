@@ -126,6 +126,20 @@ def test_a_question_naming_nothing_goes_to_the_knowledge_agents(request_text: st
         assert [(t.domain, t.operation) for t in plan.tasks] == [("knowledge", "search")]
 
 
+@pytest.mark.parametrize(("request_text", "knowledge"), [
+    ("how many people can take part in the first aid workshop?", True),  # its capacity
+    ("how much is the first aid workshop for a guest?", True),
+    # a head count is read from the registrations, although the ranker's first is knowledge
+    ("how many ppl have signed up for the first aid workshop", False),
+    ("who's coming to the first aid workshop?", False),
+    ("are there any places left on the first aid workshop?", False),
+])
+def test_a_question_the_knowledge_agents_answer(request_text: str, knowledge: bool) -> None:
+    from opsgraph.engine.code_plans import knowledge_question
+
+    assert (knowledge_question(request_text) is not None) is knowledge
+
+
 @pytest.mark.parametrize(("request_text", "follows"), [
     ("and off-peak?", True),  # short
     ("how much is it for a non-member?", True),  # "it" leans on the earlier question

