@@ -476,3 +476,40 @@ def test_a_clarifying_question_shows_no_record_ids(script: Any) -> None:
     assert len(answer["options"]) > 1
     assert all("bkg_" not in option for option in answer["options"]), answer["options"]
     assert "bkg_" not in answer["text"]
+
+
+def test_a_new_email_or_phone_the_request_does_not_give_is_refused(
+        script: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # held-out members-09: the cancel set a made-up email and phone, and fields unchanged
+    prompts = record_prompts(monkeypatch)
+    model = script({
+        "plan": {"tasks": [task("t1", "members", "cancel", "Cancel Kai Robinson's membership")]},
+        "turns": {"t1": [call("members_update", member="Kai Robinson",
+                              changes={"status": "cancelled", "name": "Kai Robinson",
+                                       "email": "kai.robinson@example.com",
+                                       "phone": "+44 7700 900123"}),
+                         call("members_update", member="Kai Robinson",
+                              changes={"status": "cancelled", "name": "Kai Robinson"})]},
+    })
+    events = chat(person("manager"), "cancel kai robinson's membership, he's moving to leeds",
+                  model)
+    retry = prompts.texts("task")[1]
+    assert ("changes.email: 'kai.robinson@example.com' is not in the request, which asks for "
+            "no new e-mail address; leave email out of the changes") in retry
+    [card] = of(events, "approval_required")[0]["changes"]
+    # the name it already has is no change, so the card shows the status alone
+    assert card["summary"] == "Update Kai Robinson: status 'active' → 'cancelled'"
+
+
+def test_a_new_email_a_read_returned_or_the_request_asks_for_is_accepted() -> None:
+    from opsgraph.engine.slot_reading import SlotReading, invented_contact
+
+    made_up = {"changes": {"status": "cancelled", "phone": "+44 7700 900123"}}
+    assert "asks for no new phone number" in (
+        invented_contact(made_up, SlotReading(asked="cancel kai's membership")) or "")
+    # the request speaks of the phone: the number may come from a revision's feedback
+    assert invented_contact(made_up, SlotReading(asked="fix kai's phone")) is None
+    read = SlotReading(asked="update kai from his latest message",
+                       seen=["{'messages': [{'body': 'my new email is Kai@New.example'}]}"])
+    assert invented_contact({"changes": {"email": "kai@new.example"}}, read) is None
+    assert invented_contact({"changes": {"status": "cancelled"}}, SlotReading()) is None

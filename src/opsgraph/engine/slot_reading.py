@@ -7,7 +7,8 @@ each resolved slot by name and label ("member: Jane Smith", "start: Thu 4 Dec 18
 never a raw id. A write call whose record argument is not what the request names is
 answered as an error naming what the request does name, and the model calls again (it is
 not corrected silently: the resolver can be wrong, and the card must show what the agent
-asked for). A required slot that several records match is asked about, with the candidates
+asked for); so is a new e-mail address or phone number in neither the request nor the
+task's reads. A required slot that several records match is asked about, with the candidates
 as options, before any model call. With `OPSGRAPH_DIRECT_PROPOSALS` on (the default), a
 write tool whose every required argument is a resolved slot is called by code, with no
 model turn (a booking's end left open is one slot of the resource).
@@ -15,6 +16,7 @@ model turn (a booking's end left open is one slot of the resource).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -45,6 +47,11 @@ class SlotReading:
     """Slot name → a mention several records match (its candidates)."""
     required: tuple[str, ...] = ()
     mentions: tuple[Mention, ...] = ()
+    asked: str = ""
+    """The person's message, the task's instruction and the recent turns."""
+    seen: list[str] = field(default_factory=list)
+    """What the task's reads returned, as text: where a value the request's own words do
+    not give may come from ("her new email is in her message")."""
 
     def question(self) -> tuple[str, list[str], str] | None:
         """(question, options, slot) for the first required slot several records match."""
@@ -130,8 +137,10 @@ def read_slots(ctx: RunContext, agent: AgentSpec, task: PlannedTask,
     if not typed:
         return SlotReading()
     resolution = resolution_of(ctx, task_words(ctx, task, several_tasks))
+    asked = "\n".join([ctx.request or "", task.instruction,
+                        *(str(t["content"]) for t in ctx.history[:-1][-RECENT_TURNS:])])
     reading = SlotReading(required=tuple(s.name for s in typed if s.required),
-                          mentions=resolution.mentions)
+                          mentions=resolution.mentions, asked=asked)
     used: set[int] = set()
     for slot in typed:
         chosen = task.resolved.get(slot.name)
@@ -150,12 +159,59 @@ def read_slots(ctx: RunContext, agent: AgentSpec, task: PlannedTask,
 
 def checked_tools(tools: dict[str, BoundTool], reading: SlotReading) -> dict[str, BoundTool]:
     """The tools, each write tool wrapped so a record argument that is not what the request
-    names answers an error naming what it does name."""
+    names answers an error naming what it does name, and a new e-mail address or phone
+    number that neither the request nor a read gave answers an error saying so; each read
+    wrapped to keep what it returned (`SlotReading.seen`)."""
     if not reading.mentions:
         return tools
-    return {name: (BoundTool(tool.name, tool.kind, tool.operation, _checked(tool, reading))
-                   if tool.kind == "preview" else tool)
+    return {name: BoundTool(tool.name, tool.kind, tool.operation,
+                            _checked(tool, reading) if tool.kind == "preview"
+                            else _kept(tool, reading))
             for name, tool in tools.items()}
+
+
+def _kept(tool: BoundTool, reading: SlotReading) -> Any:
+    inner = tool.call
+
+    def call(raw: dict[str, Any]) -> ToolOutcome:
+        outcome = inner(raw)
+        if outcome.ok:
+            reading.seen.append(str(outcome.content))
+        return outcome
+
+    return call
+
+
+_CONTACT = {"email": ("e-mail address", re.compile(r"\b(?:e-?mail|address|contact)", re.I)),
+            "phone": ("phone number", re.compile(r"\b(?:phone|mobile|cell|number|tel|contact)",
+                                                 re.I))}
+
+
+def _digits(text: str) -> str:
+    return "".join(ch for ch in text if ch.isdigit())
+
+
+def invented_contact(raw: Any, reading: SlotReading) -> str | None:
+    """The error for a change's new e-mail address or phone number that nothing asked for:
+    the request, its recent turns and the task's instruction neither give one nor speak of
+    one, and no read returned it (a small model fills `changes` with made-up ones: held-out
+    members-09 "cancel kai robinson's membership" set a new email and phone)."""
+    changes = raw.get("changes") if isinstance(raw, dict) else None
+    if not isinstance(changes, dict):
+        return None
+    seen = " ".join([reading.asked, *reading.seen])
+    for key, (what, words) in _CONTACT.items():
+        given = changes.get(key)
+        if (not isinstance(given, str) or not given.strip()
+                or any(m.kind == key for m in reading.mentions)
+                or words.search(reading.asked)):
+            continue
+        known = (given.strip().lower() in seen.lower() if key == "email"
+                 else len(_digits(given)) >= 6 and _digits(given)[-6:] in _digits(seen))
+        if not known:
+            return (f"changes.{key}: {given!r} is not in the request, which asks for no new "
+                    f"{what}; leave {key} out of the changes")
+    return None
 
 
 def _checked(tool: BoundTool, reading: SlotReading) -> Any:
@@ -178,7 +234,8 @@ def _checked(tool: BoundTool, reading: SlotReading) -> Any:
                                           + hint)
             if not outcome.ok and str(outcome.content).startswith(f"{arg}:"):
                 return ToolOutcome(False, f"{outcome.content} ({hint})")
-        return outcome
+        invented = invented_contact(raw, reading) if outcome.proposal is not None else None
+        return outcome if invented is None else ToolOutcome(False, invented)
 
     return call
 

@@ -180,7 +180,8 @@ def apply_create(ctx: Context, args: MemberNew, change_id: str) -> Document:
 
 
 def preview_update(ctx: Context, args: MemberUpdate) -> Preview:
-    """Old and new values of the changed fields; refuses a change that changes nothing."""
+    """Old and new values of the fields that change (one given its current value is left
+    out); refuses a change that changes nothing."""
     doc = require(ctx, "members", args.member, "member")
     changes = args.changes.as_dict()
     if "email" in changes:
@@ -188,12 +189,14 @@ def preview_update(ctx: Context, args: MemberUpdate) -> Preview:
         if taken is not None:
             raise Conflict(f"changes.email: {changes['email']} already belongs to "
                            f"{taken['name']} ({taken['_id']})")
-    if all(doc.get(k) == v for k, v in changes.items()):
+    changed = {k: v for k, v in changes.items() if doc.get(k) != v}
+    if not changed:
         raise BadInput(f"changes: {doc['name']} already has these values")
-    old = {k: doc.get(k) for k in changes}
-    detail = ", ".join(f"{k} {old[k]!r} → {v!r}" for k, v in changes.items())
-    # names, not ids: the card is read by a manager (the id is in the change's args)
-    return Preview(f"Update {doc['name']}: {detail}", old, changes)
+    old = {k: doc.get(k) for k in changed}
+    detail = ", ".join(f"{k} {old[k]!r} → {v!r}" for k, v in changed.items())
+    # names, not ids: the card is read by a manager (the id is in the change's args); a
+    # field given its current value is no change and not shown
+    return Preview(f"Update {doc['name']}: {detail}", old, changed)
 
 
 def apply_update(ctx: Context, args: MemberUpdate, change_id: str) -> Document:
