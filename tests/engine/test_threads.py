@@ -58,10 +58,15 @@ def test_leases_are_per_tenant(scope: TenantScope, demo_db: Any) -> None:
 
 def take_over(scope: TenantScope, thread_id: str, owner: str = "another-run") -> None:
     """Another process's run takes the thread: the holder's lease lapsed in the store (its
-    renewals did not get there), and the other owner acquires it as any run would."""
-    scope["thread_leases"].update_one({"thread_id": thread_id},
-                                      {"$set": {"until": datetime.now(UTC) - timedelta(1)}})
-    assert _try_acquire(scope, thread_id, owner, 60.0)
+    renewals did not get there), and the other owner acquires it as any run would. The
+    holder's renewer (every third of a second here) may renew between the lapse and the
+    acquire, so the lapse is made again until the acquire wins."""
+    for _ in range(50):
+        scope["thread_leases"].update_one({"thread_id": thread_id},
+                                          {"$set": {"until": datetime.now(UTC) - timedelta(1)}})
+        if _try_acquire(scope, thread_id, owner, 60.0):
+            return
+    raise AssertionError(f"{owner} never acquired the lapsed lease of {thread_id}")
 
 
 def test_a_lease_taken_by_another_owner_is_lost_and_not_deleted_on_exit(
