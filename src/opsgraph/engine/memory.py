@@ -79,12 +79,16 @@ TURN_CHARS = 600
 """…each cut to this many characters (the context budget trims the block further)."""
 
 
+def earlier_turns(history: list[Turn]) -> list[Turn]:
+    """The last `RECENT_TURNS` turns before the current message (the history's last entry)."""
+    return history[:-1][-RECENT_TURNS:]
+
+
 def recent_exchange(history: list[Turn]) -> str:
-    """The last turns before the current message (the history's last entry), as an agent's
-    brief shows them; empty for a new thread."""
-    earlier = history[:-1][-RECENT_TURNS:]
+    """The last turns before the current message, as an agent's brief shows them; empty for
+    a new thread."""
     lines = []
-    for turn in earlier:
+    for turn in earlier_turns(history):
         text = " ".join(turn["content"].split())
         if len(text) > TURN_CHARS:
             text = text[:TURN_CHARS - 1] + "…"

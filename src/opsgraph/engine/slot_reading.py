@@ -22,11 +22,12 @@ from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from opsgraph.engine.context import RunContext
-from opsgraph.engine.memory import RECENT_TURNS, Turn
+from opsgraph.engine.memory import Turn, earlier_turns
 from opsgraph.engine.plan import PlannedTask
 from opsgraph.operations.base import Context
 from opsgraph.resolve import Mention, Resolution, resolve_request
 from opsgraph.resolve.slots import candidates_for
+from opsgraph.store.search_keys import digits
 from opsgraph.tools.contract import BoundTool, ToolOutcome
 
 if TYPE_CHECKING:
@@ -49,9 +50,10 @@ class SlotReading:
     mentions: tuple[Mention, ...] = ()
     asked: str = ""
     """The person's message, the task's instruction and the recent turns."""
-    seen: list[str] = field(default_factory=list)
-    """What the task's reads returned, as text: where a value the request's own words do
-    not give may come from ("her new email is in her message")."""
+    seen: list[Any] = field(default_factory=list)
+    """What the task's reads returned: where a value the request's own words do not give
+    may come from ("her new email is in her message"). Made text only when a write needs
+    checking."""
 
     def question(self) -> tuple[str, list[str], str] | None:
         """(question, options, slot) for the first required slot several records match."""
@@ -120,7 +122,7 @@ def resolution_of(ctx: RunContext, text: str, history: list[Turn] | None = None)
     """What `text` names, read at the run's start in the venue's time zone, with the
     thread's recent turns (`history`, default the run's: as an agent's brief shows them)."""
     turns = ctx.history if history is None else history
-    earlier = [t["content"] for t in turns[:-1][-RECENT_TURNS:]]
+    earlier = [t["content"] for t in earlier_turns(turns)]
     key = (text, *earlier)
     found = ctx.resolutions.get(key)
     if not isinstance(found, Resolution):
@@ -138,7 +140,7 @@ def read_slots(ctx: RunContext, agent: AgentSpec, task: PlannedTask,
         return SlotReading()
     resolution = resolution_of(ctx, task_words(ctx, task, several_tasks))
     asked = "\n".join([ctx.request or "", task.instruction,
-                        *(str(t["content"]) for t in ctx.history[:-1][-RECENT_TURNS:])])
+                        *(t["content"] for t in earlier_turns(ctx.history))])
     reading = SlotReading(required=tuple(s.name for s in typed if s.required),
                           mentions=resolution.mentions, asked=asked)
     used: set[int] = set()
@@ -176,7 +178,7 @@ def _kept(tool: BoundTool, reading: SlotReading) -> Any:
     def call(raw: dict[str, Any]) -> ToolOutcome:
         outcome = inner(raw)
         if outcome.ok:
-            reading.seen.append(str(outcome.content))
+            reading.seen.append(outcome.content)
         return outcome
 
     return call
@@ -187,10 +189,6 @@ _CONTACT = {"email": ("e-mail address", re.compile(r"\b(?:e-?mail|address|contac
                                                  re.I))}
 
 
-def _digits(text: str) -> str:
-    return "".join(ch for ch in text if ch.isdigit())
-
-
 def invented_contact(raw: Any, reading: SlotReading) -> str | None:
     """The error for a change's new e-mail address or phone number that nothing asked for:
     the request, its recent turns and the task's instruction neither give one nor speak of
@@ -199,7 +197,7 @@ def invented_contact(raw: Any, reading: SlotReading) -> str | None:
     changes = raw.get("changes") if isinstance(raw, dict) else None
     if not isinstance(changes, dict):
         return None
-    seen = " ".join([reading.asked, *reading.seen])
+    seen = " ".join([reading.asked, *map(str, reading.seen)])
     for key, (what, words) in _CONTACT.items():
         given = changes.get(key)
         if (not isinstance(given, str) or not given.strip()
@@ -207,7 +205,7 @@ def invented_contact(raw: Any, reading: SlotReading) -> str | None:
                 or words.search(reading.asked)):
             continue
         known = (given.strip().lower() in seen.lower() if key == "email"
-                 else len(_digits(given)) >= 6 and _digits(given)[-6:] in _digits(seen))
+                 else len(digits(given)) >= 6 and digits(given)[-6:] in digits(seen))
         if not known:
             return (f"changes.{key}: {given!r} is not in the request, which asks for no new "
                     f"{what}; leave {key} out of the changes")

@@ -197,13 +197,19 @@ def apply_issue(ctx: Context, args: InvoiceIssue, change_id: str) -> Document:
     raise Conflict("invoices: no free invoice number after 5 tries; try again")
 
 
+def refundable(doc: Document) -> Decimal:
+    """What was paid on the invoice and is not refunded yet (never below zero)."""
+    left = money_of(doc.get("paid", 0)) - money_of(doc.get("refunded", 0))
+    return max(left, Decimal("0.00"))  # `left` when equal: it keeps the stored places
+
+
 def check_refund(doc: Document, amount: Decimal) -> None:
     """A refund of `amount` fits the invoice: it was paid, and the refunded total stays
     within what was paid."""
     paid, refunded = money_of(doc["paid"]), money_of(doc["refunded"])
     if paid <= 0:
         raise Conflict(f"invoice: {doc['number']} has not been paid; nothing to refund")
-    left = paid - refunded
+    left = refundable(doc)
     if amount > left:
         raise BadInput(f"amount: {amount} is more than the {left} that can still be refunded "
                        f"on {doc['number']} (paid {paid}, refunded {refunded})")

@@ -17,7 +17,7 @@ from functools import lru_cache
 
 from opsgraph.operations.base import Context
 from opsgraph.operations.currency import SYMBOLS
-from opsgraph.operations.fields import money_of
+from opsgraph.operations.invoices import refundable
 from opsgraph.resolve.mentions import Mention
 from opsgraph.resolve.tokens import NUMBER_WORDS, Claimed, number_value
 
@@ -89,20 +89,16 @@ def find_full_amounts(ctx: Context, text: str, claimed: Claimed,
     was paid on the one invoice the request names and is not refunded yet ("0.00" when
     nothing was, the label saying so). Nothing when no single invoice is named."""
     invoices = [m for m in found if m.kind == "invoice" and m.value]
-    if len(invoices) != 1:
+    said = [m for m in _IN_FULL.finditer(text) if not claimed.overlaps(m.start(), m.end())]
+    if len(invoices) != 1 or not said:
         return []
-    out = []
-    for m in _IN_FULL.finditer(text):
-        if claimed.overlaps(m.start(), m.end()):
-            continue
-        doc = ctx.scope["invoices"].find_one({"_id": invoices[0].value},
-                                             projection={"paid": 1, "refunded": 1, "number": 1})
-        if doc is None:
-            return []
-        left = max(Decimal(0), money_of(doc.get("paid", 0)) - money_of(doc.get("refunded", 0)))
-        what = (f"all that was paid on {doc['number']} and not yet refunded" if left > 0
-                else f"nothing: {doc['number']} has no payment left to refund")
+    doc = ctx.scope["invoices"].find_one({"_id": invoices[0].value},
+                                         projection={"paid": 1, "refunded": 1, "number": 1})
+    if doc is None:
+        return []
+    left = refundable(doc)
+    what = (f"all that was paid on {doc['number']} and not yet refunded" if left > 0
+            else f"nothing: {doc['number']} has no payment left to refund")
+    for m in said:
         claimed.add(m.start(), m.end())
-        out.append(Mention(m.group(), "money", f"{left:.2f}", what,
-                           start=m.start()))
-    return out
+    return [Mention(m.group(), "money", f"{left:.2f}", what, start=m.start()) for m in said]
