@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from opsgraph.errors import NotFound
+from opsgraph.errors import BadInput, NotFound
 from opsgraph.principal import DOMAINS
 from opsgraph.registry import get_registry, load_registry, validate_paths
 from opsgraph.registry.loader import clear_registry_cache
@@ -80,6 +80,26 @@ def test_get_registry_is_cached_per_folder(monkeypatch: pytest.MonkeyPatch) -> N
     clear_registry_cache()
     assert get_registry() is get_registry()
     assert len(get_registry()) == len(list(AGENTS.rglob("*.yaml")))
+
+
+def test_get_registry_shares_one_load_per_real_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    link = tmp_path / "agents-link"
+    link.symlink_to(AGENTS.resolve(), target_is_directory=True)
+    clear_registry_cache()
+    monkeypatch.setenv("OPSGRAPH_AGENTS", str(AGENTS.resolve()))
+    get_settings.cache_clear()
+    direct = get_registry()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("OPSGRAPH_AGENTS", "agents-link")  # relative, through a symlink
+    get_settings.cache_clear()
+    assert get_registry() is direct
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "agents-link").mkdir(parents=True)  # the same words mean another folder
+    monkeypatch.chdir(elsewhere)
+    with pytest.raises(BadInput, match="elsewhere/agents-link: path: no agent specs"):
+        get_registry()
 
 
 def test_summaries_match_the_cli_shape(registry: Registry) -> None:

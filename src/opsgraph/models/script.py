@@ -9,6 +9,7 @@ again and an unchanged one never is.
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 from pathlib import Path
@@ -93,9 +94,20 @@ def _parse(path: Path, raw: str) -> Script:
                        file=str(path)) from None
 
 
+@functools.lru_cache(maxsize=64)
+def _real(path: Path) -> Path:
+    return path.resolve()
+
+
+def _resolved(path: str | Path) -> Path:
+    """The real path of a script path: `realpath` once per absolute path, not per model call."""
+    given = Path(path).expanduser()
+    return _real(given if given.is_absolute() else Path.cwd() / given)
+
+
 def load_script(path: str | Path) -> Script:
     """The validated script at `path`, read again only when the file changed."""
-    resolved = Path(path).expanduser().resolve()
+    resolved = _resolved(path)
     try:
         stat = resolved.stat()
     except OSError:

@@ -67,11 +67,22 @@ _cache_lock = threading.Lock()
 
 
 def get_registry() -> Registry:
-    """The process-wide registry of `settings.agents_dir`, loaded once per folder."""
-    root = get_settings().agents_dir.resolve()
+    """The process-wide registry of `settings.agents_dir`, loaded once per folder.
+
+    Called many times per request, so a hit is a dict lookup keyed by the folder as
+    configured (made absolute against the working directory, no `realpath`); only a
+    miss resolves it and reuses a registry already loaded for the same real folder.
+    """
+    configured = get_settings().agents_dir
+    key = configured if configured.is_absolute() else Path.cwd() / configured
+    hit = _cache.get(key)
+    if hit is not None:
+        return hit
+    root = key.resolve()
     with _cache_lock:
         if root not in _cache:
             _cache[root] = load_registry(root)
+        _cache[key] = _cache[root]
         return _cache[root]
 
 
