@@ -103,6 +103,24 @@ class ScopedCollection:
                                           *pipeline]))
 
 
+_collections: dict[tuple[int, str, str], Collection[Document]] = {}
+
+
+def _collection(db: Database[Document], name: str) -> Collection[Document]:
+    """`db[name]`, made once per client: pymongo builds a new Collection (codec and concern
+    options) on every `db[name]`, and a run asks for its collections hundreds of times. Keyed
+    by the client's identity (two clients of one server compare equal in pymongo, and a
+    closed one must not answer for an open one); a cached collection keeps its client alive,
+    so the identity cannot be reused while cached."""
+    key = (id(db.client), db.name, name)
+    coll = _collections.get(key)
+    if coll is None or coll.database.client is not db.client:
+        if len(_collections) >= 512:
+            _collections.clear()
+        coll = _collections[key] = db[name]
+    return coll
+
+
 class TenantScope:
     """All of one tenant's data."""
 
@@ -130,7 +148,7 @@ class TenantScope:
         return cls(db, principal.tenant_id)
 
     def __getitem__(self, name: str) -> ScopedCollection:
-        return ScopedCollection(self._db[name], self.tenant_id, self.read_only)
+        return ScopedCollection(_collection(self._db, name), self.tenant_id, self.read_only)
 
     def tenant(self) -> Document | None:
         """The tenant's settings document (plan, capability mode, ...)."""
