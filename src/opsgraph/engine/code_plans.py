@@ -80,11 +80,21 @@ is a sign the agent is not the one meant ("move Aisha onto premium" is no bookin
 def clauses_of(request: str) -> list[str]:
     """The asks of a several-ask request (two words or more each; none for a single ask),
     embedded with the request in one call for the ranker that reads them next."""
-    clauses = [c for c in split_clauses(request) if len(c.split()) >= 2]
-    if len(clauses) < 2:
-        return []
-    get_embedder().embed_queries([request, *clauses])
+    clauses = _asks(request)
+    if clauses:
+        get_embedder().embed_queries([request, *clauses])
     return clauses
+
+
+def _asks(request: str) -> list[str]:
+    clauses = [c for c in split_clauses(request) if len(c.split()) >= 2]
+    return clauses if len(clauses) >= 2 else []
+
+
+def prefetch_ranking(request: str) -> None:
+    """Start embedding, in the background, what the planning step ranks first (the request
+    and its asks), so that the run's thread reads and the embedding overlap."""
+    get_embedder().prefetch([request, *_asks(request)])
 
 
 def follow_up(request: str, history: list[Turn]) -> str:

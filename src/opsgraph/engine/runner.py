@@ -24,6 +24,7 @@ from opsgraph.approvals.dependents import withdraw_thread
 from opsgraph.approvals.pending import get_change, note_request
 from opsgraph.approvals.resume import ResumeValue
 from opsgraph.engine.cancel import CANCELLED_WORDS, RunCancelled
+from opsgraph.engine.code_plans import prefetch_ranking
 from opsgraph.engine.context import RunContext
 from opsgraph.engine.events import Event
 from opsgraph.engine.graph import get_graph
@@ -237,6 +238,7 @@ def stream_run(principal: Principal, message: str, *, thread_id: str | None = No
     new_thread = thread_id is None
     thread_id = thread_id or "th_" + uuid.uuid4().hex[:16]
     text = message.strip()
+    prefetch_ranking(text)
     ctx = make_context(principal, thread_id, model, text)
     ids = EventIds(ThreadLog(ctx.scope, thread_id, new=new_thread))
     ctx.run_id = ids.run_id

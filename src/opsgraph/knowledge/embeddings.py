@@ -10,11 +10,13 @@ importing this module imports neither numpy's heavy users nor onnxruntime.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import tempfile
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +27,8 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     Vectors = npt.NDArray[np.float32]
+
+log = logging.getLogger(__name__)
 
 MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 DIMENSIONS = 384
@@ -78,6 +82,10 @@ class Embedder:
         self._queries: OrderedDict[str, Vectors] = OrderedDict()
         self._query_cache_size = query_cache_size
         self._lock = threading.Lock()
+        self._embedding: dict[str, threading.Event] = {}
+        """Texts being embedded now (by `prefetch` or a caller), set once each is cached: a
+        caller asking for one waits for it rather than embedding it a second time."""
+        self._prefetcher: ThreadPoolExecutor | None = None
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         """Unit vectors, one row per text, in the order given."""
@@ -92,38 +100,70 @@ class Embedder:
         return out
 
     def embed_query(self, text: str) -> Vectors:
-        """One text's vector (shape `(384,)`, read-only), from a small LRU when seen before."""
-        key = " ".join(text.split())
-        with self._lock:
-            hit = self._queries.get(key)
-            if hit is not None:
-                self._queries.move_to_end(key)
-                return hit
-        vector: Vectors = self._run([key])[0]
-        vector.setflags(write=False)
-        with self._lock:
-            self._queries[key] = vector
-            while len(self._queries) > self._query_cache_size:
-                self._queries.popitem(last=False)
-        return vector
+        """One text's vector (shape `(384,)`, read-only), from a small LRU when seen before
+        (or being embedded now: then it waits for that)."""
+        return self.embed_queries([text])[0]
 
     def embed_queries(self, texts: Sequence[str]) -> list[Vectors]:
-        """`embed_query` for several texts, those not cached embedded in one ONNX call (a
-        call's fixed cost is most of a short text's): a request and its clauses, a plan's
-        instructions."""
+        """`embed_query` for several texts, those neither cached nor being embedded now
+        embedded in one ONNX call (a call's fixed cost is most of a short text's): a request
+        and its clauses, a plan's instructions."""
         keys = [" ".join(t.split()) for t in texts]
         with self._lock:
-            missing = list(dict.fromkeys(k for k in keys if k not in self._queries))
-        if missing:
-            for key, vector in zip(missing, self._run(missing), strict=True):
-                vector.setflags(write=False)
-                with self._lock:
-                    self._queries[key] = vector
-                    self._queries.move_to_end(key)
+            found = {k: v for k in keys if (v := self._hit(k)) is not None}
+            elsewhere = {k: self._embedding[k] for k in keys
+                         if k not in found and k in self._embedding}
+            mine = list(dict.fromkeys(k for k in keys if k not in found and k not in elsewhere))
+            done = threading.Event()
+            self._embedding.update(dict.fromkeys(mine, done))
+        try:
+            if mine:
+                found.update(self._store(mine, self._run(mine)))
+        finally:
             with self._lock:
-                while len(self._queries) > self._query_cache_size:
-                    self._queries.popitem(last=False)
-        return [self.embed_query(k) for k in keys]
+                for key in mine:
+                    self._embedding.pop(key, None)
+            done.set()
+        for key, embedding in elsewhere.items():
+            embedding.wait()
+            with self._lock:
+                hit = self._hit(key)
+            # the other embedding failed (or the entry was evicted since): embed it here
+            found[key] = hit if hit is not None else self._store([key], self._run([key]))[key]
+        return [found[k] for k in keys]
+
+    def prefetch(self, texts: Sequence[str]) -> None:
+        """Start embedding `texts` in the background (the request a run will rank, while
+        the run reads its thread); `embed_query` then finds them cached or waits for them."""
+        with self._lock:
+            if self._prefetcher is None:
+                self._prefetcher = ThreadPoolExecutor(1, thread_name_prefix="embed-prefetch")
+            prefetcher = self._prefetcher
+        prefetcher.submit(self._prefetch, list(texts))
+
+    def _prefetch(self, texts: list[str]) -> None:
+        try:
+            self.embed_queries(texts)
+        except Exception:  # the caller that needs the vectors embeds them and sees the error
+            log.debug("prefetching %d text(s) failed", len(texts), exc_info=True)
+
+    def _hit(self, key: str) -> Vectors | None:
+        """The cached vector of `key`, marked recently used (call with the lock held)."""
+        hit = self._queries.get(key)
+        if hit is not None:
+            self._queries.move_to_end(key)
+        return hit
+
+    def _store(self, keys: list[str], vectors: Vectors) -> dict[str, Vectors]:
+        stored: dict[str, Vectors] = {}
+        with self._lock:
+            for key, vector in zip(keys, vectors, strict=True):
+                vector.setflags(write=False)
+                self._queries[key] = stored[key] = vector
+                self._queries.move_to_end(key)
+            while len(self._queries) > self._query_cache_size:
+                self._queries.popitem(last=False)
+        return stored
 
     def clear_query_cache(self) -> None:
         """Forget cached request vectors (timing runs start cold)."""
