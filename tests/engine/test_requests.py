@@ -256,6 +256,21 @@ def test_a_question_planned_as_a_change_is_asked_of_the_knowledge_agents(script:
     assert finished(events)["usage"]["model_calls"] == 3  # the plan, its repair, the agent
 
 
+def test_a_question_after_a_lead_in_is_not_planned_as_a_change(script: Any) -> None:
+    # the local model planned this as events.cancel and its agent raised a card to cancel
+    # the whole Morning Yoga class (knowledge set confusable-01, 2026-12-04)
+    question = ("I can't make my yoga class tomorrow, how late can I cancel without getting "
+                "a strike?")
+    model = script({
+        "plan": {"tasks": [task("t1", "events", "cancel", "Cancel the yoga class tomorrow")]},
+        "turns": {"t1": [{"content": "Cancel up to 2 hours before the class starts."}]}})
+    events = chat(person("staff"), question, model)
+    assert finished(events)["status"] == "completed"
+    plan = of(events, "plan")[0]
+    assert [(t["domain"], t["operation"]) for t in plan["tasks"]] == [("knowledge", "search")]
+    assert not of(events, "approval_required")
+
+
 @pytest.mark.parametrize(("request_text", "information"), [
     ("how do I cancel my booking?", True),
     ("When is the deadline to cancel?", True),
@@ -264,6 +279,14 @@ def test_a_question_planned_as_a_change_is_asked_of_the_knowledge_agents(script:
     ("what's on tonight? book me in", False),  # a question, then an ask
     ("cancel my booking", False),
     ("and how late can I cancel one for free?", True),  # a follow-up question
+    # what the asker says of themselves, then one question (knowledge set confusable-01)
+    ("I can't make my yoga class tomorrow, how late can I cancel without getting a strike?",
+     True),
+    ("my membership is on hold - when does it start again?", True),
+    ("book court 2 for 6pm, what time does it close?", False),  # an ask, then a question
+    ("jane smith wants to cancel. how late can she do it?", False),
+    ("please sort it out, how long will it take?", False),
+    ("I can't make it tomorrow, can you cancel my booking?", False),  # a polite ask
 ])
 def test_a_question_for_information_is_one_wh_question(request_text: str,
                                                        information: bool) -> None:

@@ -43,6 +43,8 @@ _QUESTION = re.compile(rf"^\W*(?:{_WH}|is|are|was|were|do|does|did|has|have)\b",
 # it.
 _INFORMATION = re.compile(rf"^\W*(?:(?:and|so|but|ok|okay)\W+)?(?:{_WH})\b[^.!?]*\?\W*$",
                           re.IGNORECASE)
+# Where what the asker says of themselves ends and their question begins.
+_LEAD_IN = re.compile(r"\s*(?:[,;:.!]|\s[-–—])\s*")
 _CLAUSES = re.compile(r"\s*(?:[,;.?!]+|\band then\b|\bthen\b|\band\b|\balso\b|\bplus\b)\s*",
                       re.IGNORECASE)
 # A request opening this way is polite, not a question ("can i get court 1 at 6?").
@@ -96,8 +98,19 @@ def opens_as_question(request: str) -> bool:
 
 def asks_for_information(request: str) -> bool:
     """True when the request is one question for information (`_INFORMATION`): a change
-    word in it is what the question is about ("the deadline to cancel"), not an ask."""
-    return bool(_INFORMATION.match(request.strip()))
+    word in it is what the question is about ("the deadline to cancel"), not an ask. The
+    question may follow what the asker says of themselves, if that names no change: "I
+    can't make my yoga class tomorrow, how late can I cancel without getting a strike?" (a
+    question the local model planned as cancelling the whole class, knowledge set
+    confusable-01, 2026-12-04)."""
+    text = request.strip()
+    if _INFORMATION.match(text):
+        return True
+    for lead_in in _LEAD_IN.finditer(text):
+        head, question = text[:lead_in.start()], text[lead_in.end():]
+        if _INFORMATION.match(question):
+            return not (names_a_write(head) or _DEFERS.search(head) or "?" in head)
+    return False
 
 
 def reads_as_question(text: str) -> bool:
