@@ -23,7 +23,7 @@ def book_and_confirm() -> dict[str, Any]:
     email = task("t2", "communications", "send", "Email Jane Smith her booking confirmation")
     email["depends_on"] = ["t1"]
     return {"plan": {"tasks": [
-        task("t1", "bookings", "create", "Book Court 1 for Jane Smith on 7 January at 18:00"),
+        task("t1", "bookings", "create", "Book Court 1 for Jane Smith on 7 January 2030 at 18:00"),
         email]},
         "turns": {
             "t1": [call("bookings_create", member="jane.smith@example.com", resource="Court 1",
@@ -38,7 +38,7 @@ def book_and_confirm() -> dict[str, Any]:
 def _ask(server: AppServer, http: httpx.Client) -> tuple[Streamed, dict[str, Any],
                                                         dict[str, Any]]:
     server.write_script(book_and_confirm())
-    run = stream(http, "/v1/runs", {"message": "Book Jane on court 1 at 6 on 7 January and "
+    run = stream(http, "/v1/runs", {"message": "Book Jane on court 1 at 6 on 7 January 2030 and "
                                                "email her the confirmation"}, bearer("staff"))
     assert run.finished["status"] == "awaiting_approval", run.events
     cards = {c["operation"]: c for c in run.of("approval_required")[0]["changes"]}

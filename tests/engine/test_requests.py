@@ -443,6 +443,61 @@ def test_a_write_naming_someone_the_request_does_not_is_refused_with_the_right_n
     assert len(cards) == 1 and "Raj Mehta" in cards[0]["summary"]
 
 
+def test_a_write_at_another_time_than_the_request_names_is_refused_with_the_right_one(
+        script: Any, demo_db: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # held-out bookings-03 on a Friday: "thurs evening, 7ish" proposed for that Friday
+    from datetime import UTC, datetime, timedelta
+
+    from opsgraph.settings import get_settings
+
+    monkeypatch.setenv("OPSGRAPH_DIRECT_PROPOSALS", "off")  # the model writes the call
+    get_settings.cache_clear()
+    name, start, end = _free_court_hour(demo_db)
+    tomorrow = (datetime.now(UTC) + timedelta(days=1)).date()
+    right, right_end = (f"{tomorrow.isoformat()}T{t}:00+00:00" for t in (start, end))
+    today = datetime.now(UTC).date().isoformat()
+    wrong, wrong_end = (f"{today}T{t}:00+00:00" for t in (start, end))  # today: a day off
+    prompts = record_prompts(monkeypatch)
+    model = script({
+        "plan": {"tasks": [task("t1", "bookings", "create", f"Book Court 2 for {name}")]},
+        "turns": {"t1": [
+            call("bookings_availability", resource="Court 2", date=tomorrow.isoformat()),
+            call("bookings_create", member=name, resource="Court 2", start=wrong,
+                 end=wrong_end),
+            call("bookings_create", member=name, resource="Court 2", start=right,
+                 end=right_end)]},
+    })
+    events = chat(person("staff"), f"book court 2 for {name} tomorrow {start}-{end}", model)
+    retry = prompts.texts("task")[2]
+    assert f"start: '{wrong}' is on another day than the request names" in retry, retry
+    assert f"call bookings_create again with a start on that day ('{right}'" in retry
+    cards = of(events, "approval_required")[0]["changes"]
+    assert len(cards) == 1 and f"{tomorrow:%a %d %b} {start}" in cards[0]["summary"], cards
+
+
+@pytest.mark.parametrize(("given", "refused"), [
+    ("2026-12-10T19:00:00+00:00", False),  # the moment named
+    ("2026-12-10T20:30:00+00:00", False),  # another time that day: the nearest free slot
+    ("2026-12-04T19:00:00+00:00", True),  # the day the request was made, not the one named
+    ("2026-12-11T19:00:00+00:00", True),
+])
+def test_a_write_on_another_day_than_the_one_named_is_refused(given: str, refused: bool
+                                                              ) -> None:
+    from opsgraph.engine.slot_reading import SlotReading, other_time
+    from opsgraph.resolve import Mention
+
+    thursday = Mention("thurs evening 7ish", "datetime", "2026-12-10T19:00:00+00:00")
+    reading = SlotReading(filled={"start": thursday}, mentions=(thursday,))
+    error = other_time("bookings_create", {"start": given}, {"start": given}, reading)
+    assert (error is not None) is refused
+    if refused:
+        assert error.startswith(f"start: '{given}' is on another day than the request "
+                                "names: Thu 10 Dec 19:00"), error
+    # two times named ("move my 6pm to 7pm"): which fills which slot is the model's reading
+    two = SlotReading(filled={"start": thursday}, mentions=(thursday, thursday))
+    assert other_time("bookings_create", {"start": given}, {}, two) is None
+
+
 def test_an_ambiguous_required_slot_asks_and_the_answer_completes_the_task(script: Any) -> None:
     # no turns: asking which Tom Baker is meant takes no model call
     asking = script({"plan": {"tasks": [task("t1", "members", "update",

@@ -232,10 +232,44 @@ def _checked(tool: BoundTool, reading: SlotReading) -> Any:
                                           + hint)
             if not outcome.ok and str(outcome.content).startswith(f"{arg}:"):
                 return ToolOutcome(False, f"{outcome.content} ({hint})")
-        invented = invented_contact(raw, reading) if outcome.proposal is not None else None
-        return outcome if invented is None else ToolOutcome(False, invented)
+        if outcome.proposal is None:
+            return outcome
+        wrong = invented_contact(raw, reading) or other_time(
+            tool.name, outcome.proposal.args, raw if isinstance(raw, dict) else {}, reading)
+        return outcome if wrong is None else ToolOutcome(False, wrong)
 
     return call
+
+
+def other_time(tool_name: str, args: dict[str, Any], raw: dict[str, Any],
+               reading: SlotReading) -> str | None:
+    """The error for a change on another day than the request names: when the request names
+    one date and time and it fills a slot, the proposal's value (`args`, validated; `raw` as
+    the model wrote it, for the message) for that slot must be on that day — the moment
+    itself, a time within its range ("thurs evening"), or another time that day (the agent
+    offers the nearest free slot when the asked one is taken). Held-out bookings-03 on a
+    Friday: "book me a court for thurs evening, 7ish" was proposed for that Friday at 19:00
+    although the brief said Thu 10 Dec 19:00. Requests naming several times ("move my 6pm
+    to 7pm") are left to the model: which slot each fills is its reading."""
+    if sum(m.kind == "datetime" for m in reading.mentions) != 1:
+        return None
+    for slot, mention in reading.filled.items():
+        given = args.get(slot)
+        if mention.kind != "datetime" or not mention.value or not isinstance(given, str):
+            continue
+        try:
+            moment, start = datetime.fromisoformat(given), datetime.fromisoformat(mention.value)
+            end = datetime.fromisoformat(mention.end) if mention.end else start
+        except ValueError:
+            continue  # the operation's own validation speaks of a malformed time
+        if moment.tzinfo is None or start <= moment <= end or (
+                moment.astimezone(start.tzinfo).date() in {start.date(), end.date()}):
+            continue
+        written = raw.get(slot) if isinstance(raw.get(slot), str) else given
+        return (f"{slot}: {written!r} is on another day than the request names: "
+                f"{shown(mention)}; call {tool_name} again with a {slot} on that day "
+                f"({mention.value!r}, or the nearest free time that day)")
+    return None
 
 
 def direct_call(ctx: RunContext, tools: dict[str, BoundTool], write_tool: str | None,
