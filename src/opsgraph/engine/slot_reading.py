@@ -8,8 +8,9 @@ never a raw id. A write call whose record argument is not what the request names
 answered as an error naming what the request does name, and the model calls again (it is
 not corrected silently: the resolver can be wrong, and the card must show what the agent
 asked for); so is a new e-mail address or phone number in neither the request nor the
-task's reads. A required slot that several records match is asked about, with the candidates
-as options, before any model call. With `OPSGRAPH_DIRECT_PROPOSALS` on (the default), a
+task's reads, and a time on another day than the one the request names. A required slot
+that several records match is asked about, with the candidates as options, before any
+model call. With `OPSGRAPH_DIRECT_PROPOSALS` on (the default), a
 write tool whose every required argument is a resolved slot is called by code, with no
 model turn (a booking's end left open is one slot of the resource).
 """
