@@ -238,13 +238,19 @@ def test_a_knowledge_question_needs_no_planner_call(script: Any) -> None:
     assert of(events, "answer")[-1]["text"] == "Dogs are welcome on the terrace only."
 
 
-def test_a_question_planned_as_a_change_is_asked_of_the_knowledge_agents(script: Any) -> None:
-    # the local model planned this question as events.cancel and its agent raised a card to
-    # cancel the whole clinic (knowledge set confusable-05, 2026-12-02)
-    question = ("what's the deadline to cancel my daughter's place at the Saturday junior "
-                "clinic and get the fee credited?")
+@pytest.mark.parametrize(("question", "planned"), [
+    # the local model planned these questions as events.cancel and its agent raised a card
+    # to cancel the whole class (knowledge set confusable-05, 2026-12-02, and confusable-01,
+    # asked after a lead-in, 2026-12-04)
+    ("what's the deadline to cancel my daughter's place at the Saturday junior clinic and "
+     "get the fee credited?", "Cancel the Saturday junior clinic"),
+    ("I can't make my yoga class tomorrow, how late can I cancel without getting a strike?",
+     "Cancel the yoga class tomorrow"),
+])
+def test_a_question_planned_as_a_change_is_asked_of_the_knowledge_agents(
+        script: Any, question: str, planned: str) -> None:
     model = script({
-        "plan": {"tasks": [task("t1", "events", "cancel", "Cancel the Saturday junior clinic")]},
+        "plan": {"tasks": [task("t1", "events", "cancel", planned)]},
         "turns": {"t1": [{"content": "Cancel by 18:00 on the Friday before for a credit."}]}})
     events = chat(person("staff"), question, model)
     assert finished(events)["status"] == "completed"
@@ -254,21 +260,6 @@ def test_a_question_planned_as_a_change_is_asked_of_the_knowledge_agents(script:
     assert plan["notes"][-1].startswith("a question for information planned as changes")
     assert not of(events, "approval_required")
     assert finished(events)["usage"]["model_calls"] == 3  # the plan, its repair, the agent
-
-
-def test_a_question_after_a_lead_in_is_not_planned_as_a_change(script: Any) -> None:
-    # the local model planned this as events.cancel and its agent raised a card to cancel
-    # the whole Morning Yoga class (knowledge set confusable-01, 2026-12-04)
-    question = ("I can't make my yoga class tomorrow, how late can I cancel without getting "
-                "a strike?")
-    model = script({
-        "plan": {"tasks": [task("t1", "events", "cancel", "Cancel the yoga class tomorrow")]},
-        "turns": {"t1": [{"content": "Cancel up to 2 hours before the class starts."}]}})
-    events = chat(person("staff"), question, model)
-    assert finished(events)["status"] == "completed"
-    plan = of(events, "plan")[0]
-    assert [(t["domain"], t["operation"]) for t in plan["tasks"]] == [("knowledge", "search")]
-    assert not of(events, "approval_required")
 
 
 @pytest.mark.parametrize(("request_text", "information"), [
