@@ -60,6 +60,13 @@ def test_unknown_capabilities_are_problems_that_name_the_task() -> None:
     ("email the invoice to Tom", True),
     ("Please see to it.", True),
     ("ok go ahead", True),
+    # a noun made from a change verb names no change; the verb in any tense does
+    ("Jane's payments and her bookings last month please", False),
+    ("show me my invoices and her emails", False),
+    ("whats the cancellation policy for a reminder", False),
+    ("what's her address", False),
+    ("get her booked in and cancelling the other one", True),
+    ("she's registered twice, remove one", True),
 ])
 def test_a_change_is_asked_for_only_in_words_people_use_for_one(request_text: str,
                                                                  asks: bool) -> None:

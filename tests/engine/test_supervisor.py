@@ -176,15 +176,17 @@ def test_an_unasked_write_that_is_the_whole_plan_raises_no_card(script: Any,
                                                                  demo_db: Any) -> None:
     # issue 18, finding 6: "Where can I park?" planned as one refund raised a refund card.
     # That question now goes straight to a knowledge agent (no planner call), so the plan
-    # review is held on a request the planner does see: a read of payments, planned as a
-    # refund. (Worded as a wh-question it would now go on to the knowledge agents after the
-    # repair: tests/engine/test_requests.py.)
+    # review is held on a request the planner does see: reads of payments and bookings,
+    # planned as a refund (one read alone is planned by code: engine.code_plans.single_read).
+    # (Worded as a wh-question it would now go on to the knowledge agents after the repair:
+    # tests/engine/test_requests.py.)
     model = script({
         "plan": {"tasks": [task("t1", "invoices", "refund", "Refund invoice INV-1042")]},
         "turns": {"t1": [call("invoices_refund", invoice="INV-1042", amount=10,
                               reason="parking")]},
         "synthesis": "unused"})
-    events = chat(person("manager"), "Jane's payments last month please", model)
+    events = chat(person("manager"), "Jane's payments and her bookings last month please",
+                  model)
     assert not of(events, "approval_required") and not of(events, "task_started")
     [plan] = of(events, "plan")
     assert plan["tasks"] == []

@@ -31,6 +31,13 @@ def test_relative_times_read_against_the_runs_day_and_the_seeded_week() -> None:
     assert absolute("+1d 18:00", today, week, zone) == "2026-12-02T18:00:00+00:00"
     assert absolute("-1d", today, week, zone) == "2026-11-30"
     assert absolute("week+3d 19:30", today, week, zone) == "2026-12-03T19:30:00+00:00"
+    # weekdays, from a Tuesday: the coming one (today on the day itself), or next week's
+    assert absolute("thu 19:00", today, week, zone) == "2026-12-03T19:00:00+00:00"
+    assert absolute("tue", today, week, zone) == "2026-12-01"
+    assert absolute("mon", today, week, zone) == "2026-12-07"
+    assert absolute("next-week wed 17:00", today, week, zone) == "2026-12-09T17:00:00+00:00"
+    assert absolute("next-week mon", date(2026, 12, 6), week, zone) == "2026-12-07"
+    assert absolute("someday", today, week, zone) == "someday"
     case = make_case(args={"bookings_create": {"start": "+1d 18:00", "member": "Emily Chen"}},
                      interrupts=[{"operation": "bookings.create", "args": {"start": "+0d"}}])
     now = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)

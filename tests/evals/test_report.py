@@ -64,6 +64,29 @@ def test_dimensions_score_the_cases_they_apply_to_against_thresholds() -> None:
     assert bad["scores"]["routing"]["reason"].startswith("expected members.update")
 
 
+def test_the_headline_counts_right_cards_and_single_intent_routing() -> None:
+    rep = report(result("a", "dev", True), result("b", "dev", True),
+                 result("c", "heldout", False))
+    # a question (no cards expected, two tasks) counts in neither figure
+    question = Case.model_validate({**make_case(tasks=[
+        {"domain": "members", "verb": "get"}, {"domain": "bookings", "verb": "list"}]
+    ).model_dump(), "id": "q"})
+    asked = CaseResult(question, make_run(plan=[task("t1", "bookings", "list")]),
+                       score_case(question, make_run(plan=[task("t1", "bookings", "list")])))
+    rep = report(*rep["cases"], asked.to_json())
+    assert rep["cases"][0]["expected"] == {"tasks": 1, "cards": ["members.update"]}
+    assert rep["cases"][3]["expected"] == {"tasks": 2, "cards": None}
+    assert rep["headline"] == {"right_cards": {"cases": 3, "passed": 2},
+                               "single_intent_routing": {"cases": 3, "passed": 2}}
+    lines = ["write requests ending in the right card (operation, target, values): "
+             "2 of 3 (66.7%)", "routing of requests that ask for one thing: 2 of 3 (66.7%)"]
+    assert all(f"- {line}" in render_markdown(rep) for line in lines)
+    assert all(line in render_text(rep) for line in lines)
+    # a report written before the headline renders without it
+    older = {**rep, "headline": None}
+    assert "right card" not in render_markdown(older) + render_text(older)
+
+
 def test_report_files_and_the_human_forms(tmp_path: Path) -> None:
     rep = report(result("a", "dev", True), result("c", "heldout", False))
     written = write_report(rep, tmp_path / "out" / "run1")

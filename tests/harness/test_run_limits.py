@@ -133,7 +133,8 @@ def test_the_run_record_lists_steps_version_calls_and_sources(script: Any) -> No
     assert record["steps_ran"] == ["guard", "main", "risky", "careful"]
     assert record["harness"]["version"] == 5 and record["harness"]["fallback"] is None
     assert len(record["harness"]["registry_version"]) == 64
-    assert record["model_calls"] == calls(events) == 3  # plan, one agent turn... and synthesis
+    # one agent turn and the synthesis: a single lookup is planned by code, no planner call
+    assert record["model_calls"] == calls(events) == 2
     assert [s["id"] for s in record["sources"]] == [EMILY]
     assert record["status"] == "completed" and record["request"].startswith("Emily Chen")
 

@@ -28,6 +28,7 @@ from opsgraph.engine.code_plans import (
     knowledge_plan,
     knowledge_question,
     question_naming_nothing,
+    single_read,
     single_write,
 )
 from opsgraph.engine.context import RunContext
@@ -213,12 +214,13 @@ def _fallback(ctx: RunContext, plan: TaskPlan | None,
 
 
 def make_plan(ctx: RunContext, request: str, history: list[Turn]) -> TaskPlan:
-    """A knowledge question's or a single change's plan from code (`code_plans`); otherwise
-    ask for a plan, number and review it, with one repair attempt, then the nearest-agent
-    fallback, if it is invalid."""
+    """A knowledge question's, a single change's or a single lookup's plan from code
+    (`code_plans`); otherwise ask for a plan, number and review it, with one repair attempt,
+    then the nearest-agent fallback, if it is invalid."""
     quick = (knowledge_question(request, history)
              or question_naming_nothing(ctx, request, history)
-             or single_write(ctx, request, history))
+             or single_write(ctx, request, history)
+             or single_read(ctx, request, history))
     if quick is not None:
         return quick
     registry = get_registry()

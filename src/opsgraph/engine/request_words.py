@@ -14,12 +14,17 @@ _WRITE_VERBS = (
     r"reschedule|refund|send|e-?mail|notify|remind|register|enrol|enroll|sign\s+(?:\w+\s+)?"
     r"up|add|assign|issue|invoice|charge|create|schedule|freeze|pause|suspend|terminate|"
     r"renew|upgrade|downgrade|promote|announce|approve|waitlist")
-_WRITE = re.compile(rf"\b(?:{_WRITE_VERBS})\w*", re.IGNORECASE)
+_WRITE_WORD = rf"(?:{_WRITE_VERBS})(?!\w*(?:s|ion|er|ment|al)\b)\w*"
+"""One of those verbs in a verb's form ("book", "booked", "cancelling"), not a noun made from
+it: "her bookings", "my invoices", "any new emails?", "the cancellation policy", "a
+reminder", "her address" name no change (a read of payments and bookings kept the refund
+the planner made of it)."""
+_WRITE = re.compile(rf"\b{_WRITE_WORD}", re.IGNORECASE)
 # Words with which people ask for a change (any tense, any politeness): those verbs and the
 # looser words around them. A question with none of them ("is court 1 free?", "where do I
 # park?") asks for nothing to be changed.
 _OWN_CHANGE_WORDS = (
-    _WRITE_VERBS + r"|drop|chang|correct|fix|set|reimburse|credit|text|message|tell|"
+    _WRITE_WORD + r"|drop|chang|correct|fix|set|reimburse|credit|text|message|tell|"
     r"let\s+(?:\w+\s+){1,3}know|count\s+\w+\s+in|sign|put|give|cover|bill|make|arrange|end|"
     r"report|log|raise|close|open|new|moved|married|switch|replace|mark|"
     # a fault described is a fault to report ("the lights in studio b keep flickering")

@@ -49,6 +49,7 @@ def render_text(report: dict[str, Any]) -> str:
     lines.append(f"per case: {cost['seconds_median']:.1f} s median, "
                  f"{cost['model_calls_median']:.1f} model calls median; tokens "
                  f"{cost['input_tokens']} in, {cost['output_tokens']} out")
+    lines += headline_lines(report)
     fails = failures(report)
     lines += [f"  FAIL {c['id']} [{name}] {reason}" for c, name, reason in fails[:TEXT_FAILURES]]
     if len(fails) > TEXT_FAILURES:
@@ -67,6 +68,18 @@ def _dimension_table(report: dict[str, Any]) -> list[str]:
                    f"{_split_score(report, 'heldout', name)} | "
                    f"{'pass' if d['passed'] else '**missed**'} |")
     return out
+
+
+HEADLINE = {"right_cards": "write requests ending in the right card (operation, target, "
+                           "values)",
+            "single_intent_routing": "routing of requests that ask for one thing"}
+
+
+def headline_lines(report: dict[str, Any]) -> list[str]:
+    """`label: k of n (x%)` for each headline figure (none in reports older than them)."""
+    figures = report.get("headline") or {}
+    return [f"{label}: {f['passed']} of {f['cases']} ({pct(f['passed'] / f['cases'])})"
+            for key, label in HEADLINE.items() if (f := figures.get(key)) and f["cases"]]
 
 
 def _cost_table(report: dict[str, Any]) -> list[str]:
@@ -114,6 +127,8 @@ def render_markdown(report: dict[str, Any]) -> str:
            f"`{report['model']}` · {report['cost']['cases']} cases ({splits}) · split "
            f"`{report['split']}` · {report['created_at']}", "",
            "## Dimensions", "", *_dimension_table(report), "",
+           *[f"- {line}" for line in headline_lines(report)],
+           *([""] if headline_lines(report) else []),
            "## Time and cost", "", *_cost_table(report), ""]
     failed = [c for c in report["cases"] if not c["passed"]]
     out += [f"## Failed cases ({len(failed)})", ""]

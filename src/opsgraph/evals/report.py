@@ -7,6 +7,7 @@
      "splits": {"dev" | "heldout": {"cases", "passed_cases", "dimensions": {...}}},
      "cost": {"cases", "errored", "seconds_median", "seconds_mean", "model_calls_median",
               "model_calls_mean", "input_tokens", "output_tokens", ...},
+     "headline": {"right_cards" | "single_intent_routing": {"cases", "passed"}},
      "cases": [CaseResult.to_json(), ...]}
 
 A dimension no case applies to has score null and passes.
@@ -64,6 +65,25 @@ def cost(cases: list[dict[str, Any]]) -> dict[str, Any]:
             "output_tokens_mean": tokens_out / len(cases) if cases else 0.0}
 
 
+def headline(cases: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """The two figures staff feel: write requests that ended in the right card (the case
+    expects cards and `interrupts` passed: the cards raised are the expected operations with
+    the expected target and values, times included), and routing over the cases that ask
+    for one thing (one expected task)."""
+    def expected(case: dict[str, Any], key: str) -> Any:
+        return (case.get("expected") or {}).get(key)
+
+    def passed(case: dict[str, Any], name: str) -> bool:
+        return bool(case["scores"].get(name, {"passed": True})["passed"])
+
+    writes = [c for c in cases if expected(c, "cards")]
+    single = [c for c in cases if expected(c, "tasks") == 1 and "routing" in c["scores"]]
+    return {"right_cards": {"cases": len(writes),
+                            "passed": sum(passed(c, "interrupts") for c in writes)},
+            "single_intent_routing": {"cases": len(single),
+                                      "passed": sum(passed(c, "routing") for c in single)}}
+
+
 def build_report(cases: list[dict[str, Any]], *, thresholds: dict[str, float],
                  model: str, datasets: list[str], split: str,
                  wall_seconds: float) -> dict[str, Any]:
@@ -81,7 +101,8 @@ def build_report(cases: list[dict[str, Any]], *, thresholds: dict[str, float],
             "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
             "wall_seconds": round(wall_seconds, 3),
             "passed": all(d["passed"] for d in dims.values()),
-            "dimensions": dims, "splits": splits, "cost": cost(cases), "cases": cases}
+            "dimensions": dims, "splits": splits, "cost": cost(cases),
+            "headline": headline(cases), "cases": cases}
 
 
 def write_report(report: dict[str, Any], directory: Path) -> list[Path]:

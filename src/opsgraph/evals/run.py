@@ -68,7 +68,15 @@ class CaseResult:
             "plan": [f"{t.domain}.{t.verb}" for t in run.plan or []],
             "cards": [{"operation": c.operation, "summary": c.summary} for c in run.cards],
             "answer": run.answer, "evidence": self._evidence(),
+            "expected": self._expected(),
         }
+
+    def _expected(self) -> dict[str, Any]:
+        """How many tasks and which cards the case expects (None: it does not say)."""
+        expect = self.case.expect
+        return {"tasks": None if expect.tasks is None else len(expect.tasks),
+                "cards": None if expect.interrupts is None
+                else [c.operation for c in expect.interrupts]}
 
 
 def principal_of(case: Case) -> Principal:
