@@ -200,6 +200,21 @@ def test_a_lookup_in_doubt_goes_to_the_planner(request_text: str, role: str) -> 
     assert read_planned(request_text, role) is None
 
 
+def test_a_lookup_runs_the_agent_the_ranker_found_among_those_serving_its_verb(
+        script: Any) -> None:
+    from opsgraph.engine.code_plans import READ_NOTE
+
+    # three report agents serve reports.report; the task's agent is the ranker's best for it
+    # (the demo tenant is on pro, which has no reports: the gate refuses it, no model call)
+    events = chat(person("manager"), "utilisation of studio b over the last 30 days?",
+                  script({}))
+    [plan] = of(events, "plan")
+    assert plan["notes"] == [READ_NOTE]
+    assert [(t["domain"], t["operation"], t["agent"]) for t in plan["tasks"]] == [
+        ("reports", "report", "reports.bookings")]
+    assert finished(events)["usage"]["model_calls"] == 0
+
+
 def test_a_short_follow_up_on_a_thread_goes_to_the_planner() -> None:
     history = [Turn(role="user", content="who's on the front desk tomorrow"),
                Turn(role="assistant", content="Chloe Martin is on the front desk.")]

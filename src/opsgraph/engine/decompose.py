@@ -283,15 +283,15 @@ def answered_question(asked: dict[str, Any] | None, request: str) -> TaskPlan | 
 
 def choose_agent(ctx: RunContext, domain: str, verb: str, instruction: str) -> str | None:
     """The agent for one task: of the agents serving (domain, verb), those this caller may
-    use; several → the one the ranker finds best for the instruction; none → the matrix's
-    first, so that its refusal is reported."""
+    use (none → all of them, so that a refusal is reported); several → the one the ranker
+    finds best for the instruction, so that a refusal names the agent the request meant."""
     registry = get_registry()
     names = capability_matrix(registry).agents_for(domain, verb)
     allowed = [n for n in names if decide(ctx.principal, registry.get(n), verb, plan=ctx.plan)]
-    if len(allowed) > 1:
-        order = [r.agent for r in rank_agents(instruction, top_k=len(registry.agents))]
-        allowed.sort(key=lambda n: order.index(n) if n in order else len(order))
     chosen = allowed or list(names)
+    if len(chosen) > 1:
+        order = [r.agent for r in rank_agents(instruction, top_k=len(registry.agents))]
+        chosen.sort(key=lambda n: order.index(n) if n in order else len(order))
     return chosen[0] if chosen else None
 
 
