@@ -13,7 +13,7 @@ from httpx_sse import connect_sse
 from tests.e2e.app_process import AppServer
 from tests.e2e.flows import wait_for
 from tests.e2e.http_client import bearer, stream
-from tests.e2e.scripts import EMILY, call, opening_hours, phone_update, task
+from tests.e2e.scripts import EMILY, call, opening_hours, task
 
 SLOW_MS = 8000
 """How long the slow model turn a stop must land in takes: the stop request has to reach the
@@ -34,6 +34,22 @@ def phone_and_slow_read() -> dict[str, Any]:
                     "delay_ms": SLOW_MS},
                    {"content": "Court 1 is free."}]},
         "synthesis": "Court 1 is free."}
+
+
+def phone_then_slow_read() -> dict[str, Any]:
+    """A writer that proposes at once, and a read that waits for its decision and whose
+    model takes its time: the run resumed after the decision has work to be stopped in (a
+    single change resumed makes no model call at all: it answers at once)."""
+    then = {**task("t2", "bookings", "list", "List Emily Chen's bookings"), "depends_on": ["t1"]}
+    return {"plan": {"tasks": [
+        task("t1", "members", "update", "Change Emily Chen's phone to +44 7700 900555"), then]},
+        "turns": {
+            "t1": [call("members_update", member="Emily Chen",
+                        changes={"phone": "+44 7700 900555"}),
+                   {"content": "I proposed the phone change."}],
+            "t2": [{**call("bookings_list", member="Emily Chen"), "delay_ms": SLOW_MS},
+                   {"content": "Emily has no bookings."}]},
+        "synthesis": "Emily has no bookings."}
 
 
 def test_a_run_in_flight_stops_and_its_card_is_withdrawn(server: AppServer, http: httpx.Client,
@@ -85,9 +101,10 @@ def test_a_run_stopped_after_a_resume_leaves_its_thread_open(server: AppServer,
                                                               demo_db: Any) -> None:
     """Issue 19: a resumed run that is stopped must not leave its thread paused on the
     cards it was resumed from (a new message was refused as "waiting for 1 approval")."""
-    server.write_script(phone_update("+44 7700 900555", final_delay_ms=SLOW_MS))
+    server.write_script(phone_then_slow_read())
     staff = bearer("staff")
-    paused = stream(http, "/v1/runs", {"message": "Change Emily Chen's phone"}, staff)
+    paused = stream(http, "/v1/runs", {"message": "Change Emily Chen's phone to "
+                                       "+44 7700 900555, then list her bookings"}, staff)
     assert paused.finished["status"] == "awaiting_approval", paused.events
     thread = paused.finished["thread_id"]
     [card] = paused.of("approval_required")[0]["changes"]
@@ -108,7 +125,9 @@ def test_a_run_stopped_after_a_resume_leaves_its_thread_open(server: AppServer,
     change = demo_db["pending_changes"].find_one({"_id": card["change_id"]})
     assert change["status"] == "applied" and change["resumed_at"] is not None
     assert demo_db["members"].find_one({"_id": EMILY})["phone"] == "+44 7700 900555"
-    [answer] = [data for name, data in events if name == "answer"]
+    answers = [data for name, data in events if name == "answer"]
+    assert len(answers) == 1, events  # one answer: the stop's, naming the decision before it
+    [answer] = answers
     assert answer["text"].splitlines() == [
         "Stopped at your request before it finished.",
         f"Applied: {change['summary']}."], answer  # the decision before it stands, said so

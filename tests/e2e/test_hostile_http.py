@@ -78,28 +78,28 @@ def test_bad_bytes_are_4xx_with_a_clear_message_and_no_traceback(
     assert "Traceback" not in server.log.read_text(errors="replace"), server.tail()
 
 
+PLANNED_READ = "Find Jane Smith's phone number and her bookings this week"
+"""A request the planner reads (two asks): a broken model fails the run."""
+SINGLE_READ = "Find Jane Smith's phone number"
+"""A single lookup, planned by code: its first model call is its agent's, inside a task,
+whose failure fails the task (`task_failed`), not the run."""
+
+
+@pytest.mark.parametrize(("message", "code", "status"), [
+    (PLANNED_READ, "internal", "failed"), (SINGLE_READ, "task_failed", "completed_with_errors")])
 def test_an_internal_fault_shows_its_request_id_not_its_words(
-        server: AppServer, http: httpx.Client) -> None:
+        server: AppServer, http: httpx.Client, message: str, code: str, status: str) -> None:
     server.script.write_bytes(b"\xff\xfe plan: [")  # a model file the server cannot read
-    # a request the planner reads (a knowledge question's first model call is inside a task)
-    run = stream(http, "/v1/runs", {"message": "Find Jane Smith's phone number"},
-                 bearer("staff"))
+    run = stream(http, "/v1/runs", {"message": message}, bearer("staff"))
     shown = json.dumps(run.error if run.status != 200 else run.events)
     assert "codec" not in shown and "0xff" not in shown and str(server.script) not in shown
-    if run.status == 200:
-        [error] = run.of("error")
-        request_id = error["request_id"]
-        assert run.finished["status"] == "failed"
-    else:
-        assert run.status == 500 and run.error is not None
-        request_id = run.error["request_id"]
-    assert request_id and request_id in error_message(run)
+    assert run.status == 200, run.error
+    [error] = run.of("error")
+    assert error["code"] == code and run.finished["status"] == status, run.events
+    request_id = error["request_id"]
+    assert request_id and (code != "internal" or request_id in error["message"])
     log = server.log.read_text(errors="replace")
     assert f"request {request_id}" in log and "codec" in log, server.tail()
-
-
-def error_message(run: Any) -> str:
-    return str(run.error["message"] if run.status != 200 else run.of("error")[0]["message"])
 
 
 def test_bodies_over_a_mebibyte_are_413(http: httpx.Client) -> None:

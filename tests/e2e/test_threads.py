@@ -136,9 +136,11 @@ def test_who_may_read_a_thread(server: AppServer, http: httpx.Client) -> None:
 def test_a_stored_internal_error_carries_no_internal_words(
         server: AppServer, http: httpx.Client, demo_db: Any) -> None:
     server.script.write_bytes(b"\xff\xfe plan: [")  # a model file the server cannot read
-    # a request the planner reads (a knowledge question's first model call is its agent's,
-    # inside a task, whose failure fails the task, not the run)
-    run = stream(http, "/v1/runs", {"message": "Find Jane Smith's phone number"}, lee())
+    # a request the planner reads (two asks; a single lookup is planned by code, and its
+    # first model call is its agent's, inside a task, whose failure fails the task, not the
+    # run)
+    run = stream(http, "/v1/runs",
+                 {"message": "Find Jane Smith's phone number and her bookings this week"}, lee())
     assert run.finished["status"] == "failed"
     thread_id = run.finished["thread_id"]
     stored = [doc["data"] for doc in demo_db["thread_events"].find(

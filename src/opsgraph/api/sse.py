@@ -73,9 +73,14 @@ async def prime(events: Iterator[Event]) -> tuple[Event, RunStream]:
 def for_client(event: Event, request_id: str | None) -> Event:
     """The event as this request's client sees it: an internal error (whose words the
     thread log already kept out: `engine.thread_log.client_safe`) names the request id, and
-    the log ties that id to the run the stored event names."""
-    if event.event != "error" or event.data.get("code") != "internal":
+    the log ties that id to the run the stored event names; a task's failure (said in our
+    words, e.g. "members.lookup stopped: an internal error (KeyError)") keeps its words and
+    gains the request id too."""
+    if event.event != "error" or event.data.get("code") not in ("internal", "task_failed"):
         return event
+    if event.data.get("code") == "task_failed":  # its words are ours already: add the id
+        log.error("request %s: task error: %s", request_id, event.data.get("message"))
+        return Event(event.id, event.event, {**event.data, "request_id": request_id})
     log.error("request %s: run error: %s", request_id, event.data.get("message"))
     return Event(event.id, event.event, {
         **event.data, "request_id": request_id,

@@ -105,7 +105,6 @@ def harness(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     ctx = runtime.context
     if state.harness is None:  # a checkpoint from before harnesses, resumed: it is done
         return {}
-    ctx.step("harness")
     emit = get_stream_writer()
     hs = state.harness.model_copy(deep=True)
     doc = BUILTIN_DOC if hs.fallback is not None else load_version(ctx, hs.version)
@@ -120,9 +119,12 @@ def harness(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
             hs.vars[waited.save_as] = result
         hs.waiting = None
         hs.position = None if waited.final else onward(doc, waited)
+    if hs.position is None:  # its last step is back: the run has answered, and ends here
+        hs.model_calls = calls_so_far(ctx)
+        return {"harness": hs.model_dump()}
+    ctx.step("harness")  # a stop asked after the answer is too late: it is said already
     # the built-in harness reads only {{message}}: its runs make no lookup for the rest
-    env = ({"message": hs.message} if is_builtin(hs)
-           else environment(ctx, hs) if hs.position is not None else {})
+    env = {"message": hs.message} if is_builtin(hs) else environment(ctx, hs)
     while hs.position is not None:
         step_id = hs.position
         try:
