@@ -76,20 +76,17 @@ def test_a_short_reply_on_a_thread_goes_to_the_planner() -> None:
 
 
 def test_a_single_change_runs_with_no_planner_call(script: Any) -> None:
-    # no `plan` in the file: a planner call would fail the run loudly
-    model = script({"turns": {"t1": [
-        {"tool_calls": [{"name": "members_get", "args": {"member": "Kai Robinson"}}]},
-        {"tool_calls": [{"name": "members_update", "args": {
-            "member": "Kai Robinson", "changes": {"status": "cancelled"}}}]}]}})
+    # an empty script: a planner call (or any model call) would fail the run loudly. The
+    # change is said plainly (resolve.changes), so code proposes it too: no model turn.
     events = chat(person("manager"), "cancel kai robinson's membership, he's moving to leeds",
-                  model)
+                  script({}))
     plan = of(events, "plan")[0]
     assert [(t["domain"], t["operation"]) for t in plan["tasks"]] == [("members", "cancel")]
     assert plan["notes"] == [WRITE_NOTE]
     assert finished(events)["status"] == "awaiting_approval"
     [card] = of(events, "approval_required")[0]["changes"]
-    assert card["operation"] == "members.update"
-    assert finished(events)["usage"]["model_calls"] == 2  # the agent's two turns, no planner
+    assert card["operation"] == "members.update" and card["new"] == {"status": "cancelled"}
+    assert finished(events)["usage"]["model_calls"] == 0
 
 
 def test_the_planner_may_always_send_a_question_to_the_knowledge_base() -> None:

@@ -22,6 +22,16 @@ def call(name: str, **args: Any) -> dict[str, Any]:
     return {"tool_calls": [{"name": name, "args": args}]}
 
 
+@pytest.fixture
+def model_writes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The model writes each change (no direct proposal): what these tests look at is how
+    its calls are shown, checked and retried."""
+    from opsgraph.settings import get_settings
+
+    monkeypatch.setenv("OPSGRAPH_DIRECT_PROPOSALS", "off")
+    get_settings.cache_clear()
+
+
 # -- 1. no raw ids in prompts ---------------------------------------------------------------
 
 def _phone_change(script: Any) -> str:
@@ -33,6 +43,7 @@ def _phone_change(script: Any) -> str:
     })
 
 
+@pytest.mark.usefixtures("model_writes")
 def test_prompts_name_the_caller_never_their_user_id(script: Any,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     prompts = record_prompts(monkeypatch)
@@ -51,6 +62,7 @@ def test_prompts_name_the_caller_never_their_user_id(script: Any,
     assert len(whats) == len(set(whats)), listed
 
 
+@pytest.mark.usefixtures("model_writes")
 def test_a_caller_with_no_record_is_shown_by_role_alone(script: Any,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     prompts = record_prompts(monkeypatch)
@@ -135,6 +147,7 @@ def test_a_provider_error_never_reaches_the_answer(script: Any,
 
 # -- 3. recover, and say so truthfully ------------------------------------------------------
 
+@pytest.mark.usefixtures("model_writes")
 def test_a_tool_error_that_names_its_fix_gets_a_retry(script: Any,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     prompts = record_prompts(monkeypatch)
@@ -371,6 +384,21 @@ def test_an_action_agent_sees_whom_her_refers_to(script: Any,
 
 # -- 7. the model fills, code checks ----------------------------------------------------------
 
+def _day_court_2_is_free(demo_db: Any, after: Any, start: str) -> str:
+    """The first day after `after` with Court 2 free at `start` (HH:MM), ISO."""
+    from datetime import timedelta
+
+    from opsgraph.operations.direct import call_operation
+
+    for n in range(1, 8):
+        day = (after + timedelta(days=n)).isoformat()
+        free = call_operation(person("staff"), "bookings.availability",
+                              {"resource": "Court 2", "date": day}, db=demo_db)
+        if any(s["start"].startswith(f"{day}T{start}") for s in free["result"]["free"]):
+            return day
+    raise AssertionError(f"Court 2 is taken at {start} all week")
+
+
 def _free_court_hour(demo_db: Any) -> tuple[str, str, str]:
     """(member name, start HH:MM, end HH:MM): a free hour of Court 2 tomorrow and a named
     member with nothing booked then."""
@@ -415,6 +443,7 @@ def test_an_action_brief_lists_resolved_slots_by_label_never_ids(
     assert not prompts.texts("decompose")  # a single change: planned by code
 
 
+@pytest.mark.usefixtures("model_writes")
 def test_a_write_naming_someone_the_request_does_not_is_refused_with_the_right_name(
         script: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     prompts = record_prompts(monkeypatch)
@@ -446,8 +475,10 @@ def test_a_write_at_another_time_than_the_request_names_is_refused_with_the_righ
     name, start, end = _free_court_hour(demo_db)
     tomorrow = (datetime.now(UTC) + timedelta(days=1)).date()
     right, right_end = (f"{tomorrow.isoformat()}T{t}:00+00:00" for t in (start, end))
-    today = datetime.now(UTC).date().isoformat()
-    wrong, wrong_end = (f"{today}T{t}:00+00:00" for t in (start, end))  # today: a day off
+    # a day off, never in the past (today's hour may be gone: the past check would answer)
+    # and free then (a taken slot is refused by the booking's own check first)
+    later = _day_court_2_is_free(demo_db, tomorrow, start)
+    wrong, wrong_end = (f"{later}T{t}:00+00:00" for t in (start, end))
     prompts = record_prompts(monkeypatch)
     model = script({
         "plan": {"tasks": [task("t1", "bookings", "create", f"Book Court 2 for {name}")]},
@@ -536,6 +567,41 @@ def test_direct_proposals_propose_with_no_model_turn(script: Any, demo_db: Any,
     assert f"T{end}" in card["new"]["end"], card
 
 
+def test_a_shift_named_by_day_and_role_is_proposed_with_no_model_turn(
+        script: Any, demo_db: Any) -> None:
+    # held-out schedules-06: the agent asked "the name of the shift"; code reads the rota
+    monday = [s for s in demo_db["shifts"].find({"tenant_id": "demo", "role": "maintenance",
+                                                   "staff_id": None})
+              if s["_id"].startswith("shf_demo_07_")]
+    assert len(monday) == 1, "the seed leaves next Monday's maintenance shift open"
+    events = chat(person("manager", user="alex"),
+                  "put ben on the open maintenance shift next monday", script({}))
+    assert finished(events)["status"] == "awaiting_approval", of(events, "error")
+    assert finished(events)["usage"]["model_calls"] == 0  # planned and proposed by code
+    card = of(events, "approval_required")[0]["changes"][0]
+    assert card["operation"] == "schedules.assign"
+    assert card["args"]["shift"] == monday[0]["_id"], card
+    assert "Ben Adeyemi" in card["summary"] and "maintenance shift on Mon" in card["summary"]
+
+
+@pytest.mark.parametrize(("role", "text", "new"), [
+    # held-out members-03: the model set a made-up e-mail and proposed nothing
+    ("staff", "siobhan o'connor got married, her surname's Byrne now - can you fix her record",
+     {"name": "Siobhán Byrne"}),  # her first name as her record spells it
+    # held-out members-09: the model filled the changes with a new e-mail and phone
+    ("manager", "cancel kai robinson's membership, he's moving to leeds",
+     {"status": "cancelled"}),
+])
+def test_a_member_change_said_plainly_is_proposed_with_no_model_turn(
+        script: Any, role: str, text: str, new: dict[str, str]) -> None:
+    events = chat(person(role, user="alex"), text, script({}))
+    assert finished(events)["status"] == "awaiting_approval", of(events, "error")
+    assert finished(events)["usage"]["model_calls"] == 0  # planned and proposed by code
+    card = of(events, "approval_required")[0]["changes"][0]
+    assert card["operation"] == "members.update"
+    assert card["new"] == new, card
+
+
 def test_a_clarifying_question_shows_no_record_ids(script: Any) -> None:
     model = script({"plan": {"tasks": [task("t1", "bookings", "cancel",
                                             "Cancel Jane Smith's booking")]}})
@@ -547,6 +613,7 @@ def test_a_clarifying_question_shows_no_record_ids(script: Any) -> None:
     assert "bkg_" not in answer["text"]
 
 
+@pytest.mark.usefixtures("model_writes")
 def test_a_new_email_or_phone_the_request_does_not_give_is_refused(
         script: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     # held-out members-09: the cancel set a made-up email and phone, and fields unchanged

@@ -2,21 +2,25 @@
 
 Before an action agent's first model call, code resolves the task's words (the person's
 message, or the task's own instruction when the plan has several tasks) with the thread's
-recent turns, once, and matches the mentions to the agent's typed slots. The brief lists
-each resolved slot by name and label ("member: Jane Smith", "start: Thu 4 Dec 18:00"),
-never a raw id. A write call whose record argument is not what the request names is
-answered as an error naming what the request does name, and the model calls again (it is
-not corrected silently: the resolver can be wrong, and the card must show what the agent
-asked for); so is a new e-mail address or phone number in neither the request nor the
-task's reads, and a time on another day than the one the request names. A required slot
-that several records match is asked about, with the candidates as options, before any
-model call. With `OPSGRAPH_DIRECT_PROPOSALS` on (the default), a
-write tool whose every required argument is a resolved slot is called by code, with no
-model turn (a booking's end left open is one slot of the resource).
+recent turns, once, and matches the mentions to the agent's typed slots (a shift slot by
+the shift the words name, resolve.shifts; a `changes` slot by the new values the words
+give a member's record, resolve.changes). The brief lists each resolved slot by name and
+label ("member: Jane Smith", "start: Thu 4 Dec 18:00"), never a person's id: only a record
+no tool takes by name (a booking, a shift) shows its id with its label. A write call whose
+record argument is not what the request names is answered as an error naming what the
+request does name, and the model calls again (it is not corrected silently: the resolver
+can be wrong, and the card must show what the agent asked for); so is a new e-mail address
+or phone number in neither the request nor the task's reads, and a time on another day
+than the one the request names. A required slot that several records match is asked
+about, with the candidates as options, before any model call. With
+`OPSGRAPH_DIRECT_PROPOSALS` on (the default), a write tool whose every required argument
+is a resolved slot is called by code, with no model turn (a booking's end left open is one
+slot of the resource).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
@@ -27,6 +31,9 @@ from opsgraph.engine.memory import Turn, earlier_turns
 from opsgraph.engine.plan import PlannedTask
 from opsgraph.operations.base import Context
 from opsgraph.resolve import Mention, Resolution, resolve_request
+from opsgraph.resolve.changes import member_changes
+from opsgraph.resolve.resolver import zone_of
+from opsgraph.resolve.shifts import find_shift
 from opsgraph.resolve.slots import candidates_for
 from opsgraph.store.search_keys import digits
 from opsgraph.tools.contract import BoundTool, ToolOutcome
@@ -35,8 +42,11 @@ if TYPE_CHECKING:
     from opsgraph.registry.spec import AgentSpec
 
 KIND_OF_COLLECTION = {"members": "member", "staff": "staff", "resources": "resource",
-                      "events": "event", "bookings": "booking", "invoices": "invoice"}
+                      "events": "event", "bookings": "booking", "invoices": "invoice",
+                      "shifts": "shift"}
 """The record kind a reference argument names, by the collection it resolves in."""
+ID_ONLY = frozenset({"booking", "shift"})
+"""Records with no name a tool accepts: a write names them by id, so the brief shows it."""
 
 
 @dataclass
@@ -67,7 +77,8 @@ class SlotReading:
         return None
 
     def brief(self) -> str:
-        """The brief's block of resolved slots (labels only, never record ids)."""
+        """The brief's block of resolved slots (labels; an id only for a record with no
+        name a tool takes: a booking, a shift)."""
         if not self.filled and not self.ambiguous:
             return ""
         lines = ["What code read in the request (use these values; a name as written here, "
@@ -110,6 +121,8 @@ def shown(mention: Mention) -> str:
             return value
     if mention.kind == "money" and mention.label:
         return f"{value} ({mention.label})"
+    if mention.kind in ID_ONLY and mention.label:
+        return f"{mention.label} (id {value})"
     return mention.label or value
 
 
@@ -139,7 +152,10 @@ def read_slots(ctx: RunContext, agent: AgentSpec, task: PlannedTask,
     typed = [s for s in agent.slots if s.kind != "text"]
     if not typed:
         return SlotReading()
-    resolution = resolution_of(ctx, task_words(ctx, task, several_tasks))
+    words = task_words(ctx, task, several_tasks)
+    resolution = resolution_of(ctx, words)
+    if any(s.kind == "shift" for s in typed):
+        resolution = with_shift(ctx, agent, words, resolution)
     asked = "\n".join([ctx.request or "", task.instruction,
                         *(t["content"] for t in earlier_turns(ctx.history))])
     reading = SlotReading(required=tuple(s.name for s in typed if s.required),
@@ -151,6 +167,11 @@ def read_slots(ctx: RunContext, agent: AgentSpec, task: PlannedTask,
             reading.filled[slot.name] = Mention(chosen["label"], slot.kind, chosen["value"],
                                                 chosen["label"])
             continue
+        if slot.kind == "changes":
+            changes = read_changes(words, resolution, reading.filled.get("member"))
+            if changes is not None:
+                reading.filled[slot.name] = changes
+            continue
         for mention in candidates_for(slot.kind, resolution):
             if id(mention) in used:
                 continue
@@ -158,6 +179,28 @@ def read_slots(ctx: RunContext, agent: AgentSpec, task: PlannedTask,
             (reading.filled if mention.value else reading.ambiguous)[slot.name] = mention
             break
     return reading
+
+
+def read_changes(text: str, resolution: Resolution, member: Mention | None
+                 ) -> Mention | None:
+    """The new values `text` gives the member (resolve.changes) as a `changes` mention:
+    its value the JSON object members.update takes, its label "phone → +447700900999"."""
+    changes = member_changes(text, resolution.mentions, member.label if member else None)
+    if changes is None:
+        return None
+    label = ", ".join(f"{k} → {v}" for k, v in changes.items())
+    return Mention(label, "changes", json.dumps(changes), label)
+
+
+def with_shift(ctx: RunContext, agent: AgentSpec, text: str, resolution: Resolution
+               ) -> Resolution:
+    """`resolution` and the shift `text` names by day, role and time (resolve.shifts), for
+    an agent with a shift slot. An agent that only assigns wants an open shift."""
+    shift = find_shift(Context(ctx.scope, ctx.principal), text, resolution.mentions,
+                       zone_of(ctx.timezone), open_only=tuple(agent.operations) == ("assign",))
+    if shift is None:
+        return resolution
+    return Resolution(resolution.now, resolution.timezone, (*resolution.mentions, shift))
 
 
 def checked_tools(tools: dict[str, BoundTool], reading: SlotReading) -> dict[str, BoundTool]:
@@ -188,6 +231,14 @@ def _kept(tool: BoundTool, reading: SlotReading) -> Any:
 _CONTACT = {"email": ("e-mail address", re.compile(r"\b(?:e-?mail|address|contact)", re.I)),
             "phone": ("phone number", re.compile(r"\b(?:phone|mobile|cell|number|tel|contact)",
                                                  re.I))}
+
+
+def _argument(mention: Mention) -> str:
+    """What a tool argument naming the mention's record should say: its name, or its id
+    for a record that has none (a booking, a shift)."""
+    if mention.kind in ID_ONLY and mention.value:
+        return mention.value
+    return mention.label or mention.text
 
 
 def invented_contact(raw: Any, reading: SlotReading) -> str | None:
@@ -223,7 +274,7 @@ def _checked(tool: BoundTool, reading: SlotReading) -> Any:
             given = raw.get(arg) if isinstance(raw, dict) else None
             if not named or given is None:
                 continue
-            labels = [m.label or m.text for m in named if m.value] or [
+            labels = [_argument(m) for m in named if m.value] or [
                 c.label for m in named for c in m.candidates]
             ids = {m.value for m in named} | {c.value for m in named for c in m.candidates}
             hint = (f"the request names {' and '.join(labels)}; call {tool.name} again with "
@@ -288,7 +339,8 @@ def direct_call(ctx: RunContext, tools: dict[str, BoundTool], write_tool: str | 
         mention = reading.filled.get(key)
         end = _end_of_start(ctx, reading) if key == "end" and mention is None else None
         if mention is not None and mention.value:
-            args[key] = mention.value
+            args[key] = (json.loads(mention.value) if mention.kind == "changes"
+                         else mention.value)
         elif end is not None:
             args[key] = end
         elif info.is_required():

@@ -42,10 +42,12 @@ DEFAULT_ROUNDS: dict[str, int] = {"query": 2, "action": 5}
 
 AgentKind = Literal["query", "action"]
 ModelTier = Literal["default", "light"]
-SlotKind = Literal["member", "staff", "resource", "event", "booking", "invoice", "datetime",
-                   "date", "datetime_range", "money", "email", "phone", "text"]
-"""What a slot holds: a record of one kind, a moment, a range of them, an amount, an
-address, a phone number, or free text (what the request resolver finds, opsgraph.resolve)."""
+SlotKind = Literal["member", "staff", "resource", "event", "booking", "invoice", "shift",
+                   "datetime", "date", "datetime_range", "money", "email", "phone", "changes",
+                   "text"]
+"""What a slot holds: a record of one kind (a shift named by its day, role and time), a
+moment, a range of them, an amount, an address, a phone number, a member's new values
+(resolve.changes), or free text (what the request resolver finds, opsgraph.resolve)."""
 
 
 def _one_of(what: str, allowed: Collection[str]) -> Callable[[str], str]:

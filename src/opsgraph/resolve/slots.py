@@ -1,13 +1,14 @@
 """Which mentions may fill a slot of an agent spec, by the slot's kind
 (registry.spec.SlotKind): a record slot takes a mention of that record kind, `datetime` a
-moment, `date` a day (or the day of a moment), `datetime_range` anything with an end."""
+moment, `date` a day (or the day of a moment), `datetime_range` anything with an end; a
+`shift` slot takes the shift resolve.shifts finds for the agent that asks."""
 
 from __future__ import annotations
 
 from opsgraph.resolve.mentions import RECORD_KINDS, Mention, Resolution
 
 _FILLED_BY: dict[str, tuple[str, ...]] = {
-    **{kind: (kind,) for kind in RECORD_KINDS},
+    **{kind: (kind,) for kind in (*RECORD_KINDS, "shift")},
     "datetime": ("datetime",), "date": ("date", "datetime"),
     "datetime_range": ("datetime", "date"), "money": ("money",), "email": ("email",),
     "phone": ("phone",),
