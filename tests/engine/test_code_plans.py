@@ -43,6 +43,10 @@ def planned(request: str, history: list[Turn] | None = None,
     ("let jane smith know her locker key is at reception", ("communications", "send")),
     ("the shower in the mens changing room is leaking again", ("facilities", "create")),
     ("the door handle on studio a is loose", ("facilities", "create")),
+    # held-out events-06: a list of people is one ask, and of the close agents (an invoice
+    # scores 0.01 behind) only the registration has what it needs named
+    ("add charlie johnson and kai robinson to the championship finals",
+     ("events", "register")),
 ])
 def test_a_single_change_is_planned_by_code(request_text: str,
                                             capability: tuple[str, str]) -> None:

@@ -602,6 +602,23 @@ def test_a_member_change_said_plainly_is_proposed_with_no_model_turn(
     assert card["new"] == new, card
 
 
+def test_a_change_for_each_person_named_is_one_call_each(script: Any, demo_db: Any) -> None:
+    # held-out events-06: the model registered Kai twice by id and proposed nothing
+    finals = demo_db["events"].find_one({"tenant_id": "demo", "title": "Club Championship Finals"})
+    charlie = demo_db["members"].find_one({"tenant_id": "demo", "name": "Charlie Johnson"})
+    kai = demo_db["members"].find_one({"tenant_id": "demo", "name": "Kai Robinson"})
+    registered = {r["member_id"] for r in demo_db["registrations"].find(
+        {"tenant_id": "demo", "event_id": finals["_id"]})}
+    assert charlie["_id"] in registered and kai["_id"] not in registered
+    events = chat(person("staff", user="alex"),
+                  "add charlie johnson and kai robinson to the championship finals", script({}))
+    assert finished(events)["status"] == "awaiting_approval", of(events, "error")
+    assert finished(events)["usage"]["model_calls"] == 0
+    [card] = of(events, "approval_required")[0]["changes"]  # Charlie is on the list already
+    assert card["operation"] == "events.register"
+    assert card["args"]["member"] == kai["_id"] and card["args"]["event"] == finals["_id"]
+
+
 def test_a_clarifying_question_shows_no_record_ids(script: Any) -> None:
     model = script({"plan": {"tasks": [task("t1", "bookings", "cancel",
                                             "Cancel Jane Smith's booking")]}})

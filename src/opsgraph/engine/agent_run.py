@@ -22,7 +22,7 @@ from opsgraph.engine.read_answer import answer_from_passages, passage_messages
 from opsgraph.engine.slot_reading import (
     SlotReading,
     checked_tools,
-    direct_call,
+    direct_calls,
     read_slots,
 )
 from opsgraph.engine.state import TaskResult
@@ -165,7 +165,7 @@ def run_agent(ctx: RunContext, agent: AgentSpec, task: PlannedTask,
             with_pre_search(answered, found)
             answered.findings = []  # its answer, not the raw reads, is what it found
             return answered
-    direct = (direct_call(ctx, tools, write_tool, reading) if acts and direct_proposals()
+    direct = (direct_calls(ctx, tools, write_tool, reading) if acts and direct_proposals()
               else None)
     result = run_tool_loop(
         ask=ask if direct is None else code_first(ask, write_tool or "", direct),
@@ -190,15 +190,15 @@ def direct_proposals() -> bool:
     return get_settings().direct_proposals
 
 
-def code_first(ask: AskModel, tool: str, args: dict[str, Any]) -> AskModel:
-    """`ask`, except that the first turn (no assistant message yet) is the write call code
+def code_first(ask: AskModel, tool: str, calls: list[dict[str, Any]]) -> AskModel:
+    """`ask`, except that the first turn (no assistant message yet) is the write calls code
     built from the resolved slots — checkpointed like a model turn, so a resumed run
-    replays it rather than resolving again at another clock."""
+    replays them rather than resolving again at another clock."""
     def first(messages: list[BaseMessage], tools: list[dict[str, Any]],
               choice: str | None) -> AIMessage:
         if any(isinstance(m, AIMessage) for m in messages):
             return ask(messages, tools, choice)
-        return model_calls.code_turn(tool, args).result()
+        return model_calls.code_turn(tool, calls).result()
 
     return first
 

@@ -185,11 +185,13 @@ def replayable_round(calls: Sequence[dict[str, Any]], tools: Mapping[str, BoundT
 
 
 @task
-def code_turn(tool: str, args: dict[str, Any]) -> AIMessage:
-    """A writer's first turn made by code (every required argument resolved): the call,
-    no model asked, checkpointed so that a resumed run replays the same call."""
-    return AIMessage(content="", tool_calls=[{"name": tool, "args": args, "id": f"code_{tool}",
-                                              "type": "tool_call"}])
+def code_turn(tool: str, calls: list[dict[str, Any]]) -> AIMessage:
+    """A writer's first turn made by code (every required argument resolved): the calls
+    (one per record an `each` slot names), no model asked, checkpointed so that a resumed
+    run replays the same calls."""
+    return AIMessage(content="", tool_calls=[
+        {"name": tool, "args": args, "id": f"code_{tool}" + (f"_{n}" if n else ""),
+         "type": "tool_call"} for n, args in enumerate(calls)])
 
 
 @task

@@ -57,6 +57,9 @@ class SlotReading:
     """Slot name → the one mention that fills it (a value, no doubt)."""
     ambiguous: dict[str, Mention] = field(default_factory=dict)
     """Slot name → a mention several records match (its candidates)."""
+    more: dict[str, list[Mention]] = field(default_factory=dict)
+    """Slot name → the other records an `each` slot names ("add Charlie and Kai"): one
+    write for each."""
     required: tuple[str, ...] = ()
     mentions: tuple[Mention, ...] = ()
     asked: str = ""
@@ -84,7 +87,9 @@ class SlotReading:
         lines = ["What code read in the request (use these values; a name as written here, "
                  "a time as its ISO 8601):"]
         for name, mention in self.filled.items():
-            lines.append(f"- {name}: {shown(mention)}")
+            others = "".join(f" and {shown(m)}" for m in self.more.get(name, ()))
+            each = " (one call for each)" if others else ""
+            lines.append(f"- {name}: {shown(mention)}{others}{each}")
         for name, mention in self.ambiguous.items():
             if name not in self.filled:
                 lines.append(f"- {name}: several match “{mention.text}” — "
@@ -178,7 +183,25 @@ def read_slots(ctx: RunContext, agent: AgentSpec, task: PlannedTask,
             used.add(id(mention))
             (reading.filled if mention.value else reading.ambiguous)[slot.name] = mention
             break
+        if slot.each and slot.name in reading.filled:
+            _each(reading, slot.name, slot.kind, resolution, used)
     return reading
+
+
+def _each(reading: SlotReading, name: str, kind: str, resolution: Resolution,
+          used: set[int]) -> None:
+    """The other records of `kind` the request names for an `each` slot: more writes when
+    every one is resolved, a question when one of them is ambiguous."""
+    first = reading.filled[name]
+    rest = [m for m in candidates_for(kind, resolution)
+            if id(m) not in used and m.value != first.value]
+    used.update(id(m) for m in rest)
+    doubt = next((m for m in rest if not m.value), None)
+    if doubt is not None:
+        del reading.filled[name]
+        reading.ambiguous[name] = doubt
+    elif rest:
+        reading.more[name] = list({m.value: m for m in rest}.values())
 
 
 def read_changes(text: str, resolution: Resolution, member: Mention | None
@@ -322,6 +345,21 @@ def other_time(tool_name: str, args: dict[str, Any], raw: dict[str, Any],
                 f"{shown(mention)}; call {tool_name} again with a {slot} on that day "
                 f"({mention.value!r}, or the nearest free time that day)")
     return None
+
+
+def direct_calls(ctx: RunContext, tools: dict[str, BoundTool], write_tool: str | None,
+                 reading: SlotReading) -> list[dict[str, Any]] | None:
+    """The write calls code can make with no model turn — one, or one for each record an
+    `each` slot names — when every required argument of the task's write tool is a slot the
+    resolver filled without doubt; None otherwise."""
+    args = direct_call(ctx, tools, write_tool, reading)
+    if args is None:
+        return None
+    calls = [args]
+    for name, others in reading.more.items():
+        if name in args:
+            calls += [{**args, name: m.value} for m in others]
+    return calls
 
 
 def direct_call(ctx: RunContext, tools: dict[str, BoundTool], write_tool: str | None,

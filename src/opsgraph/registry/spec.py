@@ -133,6 +133,10 @@ class Slot(BaseModel):
     kind: SlotKind = Field(
         default="text", description="What the slot holds; the resolver fills record, time, "
         "amount and contact slots from the request before the model runs (default text).")
+    each: bool = Field(
+        default=False, description="A record slot the request may fill several times, one "
+        "write for each record it names: \"add Charlie and Kai to the finals\" registers "
+        "each of them.")
 
 
 class AgentSpec(BaseModel):
