@@ -619,6 +619,37 @@ def test_a_change_for_each_person_named_is_one_call_each(script: Any, demo_db: A
     assert card["args"]["member"] == kai["_id"] and card["args"]["event"] == finals["_id"]
 
 
+def test_a_court_any_of_which_will_do_is_the_one_free_then(script: Any, demo_db: Any) -> None:
+    # held-out bookings-03: "book me a court for thurs evening, 7ish? either court is fine"
+    # — the model read Court 1, found it taken, and proposed nothing
+    from datetime import UTC, datetime, timedelta
+
+    from opsgraph.operations.direct import call_operation
+
+    def free(court: str, day: str) -> set[str]:
+        got = call_operation(person("staff"), "bookings.availability",
+                             {"resource": court, "date": day}, db=demo_db)
+        return {s["start"] for s in got["result"]["free"]}
+
+    for n in range(1, 8):
+        day = (datetime.now(UTC) + timedelta(days=n)).date()
+        only_2 = sorted(free("Court 2", day.isoformat()) - free("Court 1", day.isoformat()))
+        if only_2:
+            break
+    else:
+        raise AssertionError("no hour this week when only Court 2 is free")
+    at = datetime.fromisoformat(only_2[0])
+    asked = (f"book a court for Emily Chen on {day:%A} {day.day} {day:%B} at {at:%H:%M}, "
+             "either court is fine")
+    events = chat(person("staff", user="alex"), asked,
+                  script({"plan": {"tasks": [task("t1", "bookings", "create", asked)]}}))
+    assert finished(events)["status"] == "awaiting_approval", of(events, "error")
+    assert finished(events)["usage"]["model_calls"] == 1  # the plan; the write by code
+    [card] = of(events, "approval_required")[0]["changes"]
+    assert card["operation"] == "bookings.create"
+    assert card["args"]["resource"] == "res_demo_court2", card
+
+
 def test_a_clarifying_question_shows_no_record_ids(script: Any) -> None:
     model = script({"plan": {"tasks": [task("t1", "bookings", "cancel",
                                             "Cancel Jane Smith's booking")]}})

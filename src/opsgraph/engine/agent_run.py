@@ -23,6 +23,7 @@ from opsgraph.engine.slot_reading import (
     SlotReading,
     checked_tools,
     direct_calls,
+    pick_free,
     read_slots,
 )
 from opsgraph.engine.state import TaskResult
@@ -144,6 +145,7 @@ def run_agent(ctx: RunContext, agent: AgentSpec, task: PlannedTask,
     acts = agent.kind == "action"
     answers = searches_first(agent)
     reading = read_slots(ctx, agent, task, ctx.tasks_planned > 1) if acts else SlotReading()
+    pick_free(tools, reading)
     asked = reading.question()
     if asked is not None:  # ask, don't guess: no model call until the person picks one
         return clarifying_result(reading, asked)

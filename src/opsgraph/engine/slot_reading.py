@@ -31,6 +31,7 @@ from opsgraph.engine.memory import Turn, earlier_turns
 from opsgraph.engine.plan import PlannedTask
 from opsgraph.operations.base import Context
 from opsgraph.resolve import Mention, Resolution, resolve_request
+from opsgraph.resolve.any_resource import find_any_resource
 from opsgraph.resolve.changes import member_changes
 from opsgraph.resolve.resolver import zone_of
 from opsgraph.resolve.shifts import find_shift
@@ -57,6 +58,8 @@ class SlotReading:
     """Slot name → the one mention that fills it (a value, no doubt)."""
     ambiguous: dict[str, Mention] = field(default_factory=dict)
     """Slot name → a mention several records match (its candidates)."""
+    any_of: set[str] = field(default_factory=set)
+    """Slots whose candidates are any of a kind ("a court"): code may pick a free one."""
     more: dict[str, list[Mention]] = field(default_factory=dict)
     """Slot name → the other records an `each` slot names ("add Charlie and Kai"): one
     write for each."""
@@ -185,7 +188,35 @@ def read_slots(ctx: RunContext, agent: AgentSpec, task: PlannedTask,
             break
         if slot.each and slot.name in reading.filled:
             _each(reading, slot.name, slot.kind, resolution, used)
+        if (slot.kind == "resource" and slot.name not in reading.filled
+                and slot.name not in reading.ambiguous):
+            kind_only = find_any_resource(Context(ctx.scope, ctx.principal), words)
+            if kind_only is not None:  # "a court": any one of them will do
+                reading.ambiguous[slot.name] = kind_only
+                reading.any_of.add(slot.name)
     return reading
+
+
+def pick_free(tools: dict[str, BoundTool], reading: SlotReading) -> None:
+    """Settle a resource slot the request filled with "a court" (any of them will do) by
+    the first candidate free at the start it names, read with the agent's availability
+    tool; left for the question when none is free or no start is named."""
+    start = reading.filled.get("start")
+    check = tools.get("bookings_availability")
+    if start is None or not start.value or start.kind != "datetime" or check is None:
+        return
+    at = datetime.fromisoformat(start.value)
+    for name in sorted(reading.any_of & set(reading.ambiguous)):
+        mention = reading.ambiguous[name]
+        for cand in mention.candidates:
+            outcome = check.call({"resource": cand.value, "date": start.value[:10]})
+            free = outcome.content.get("free", []) if outcome.ok and isinstance(
+                outcome.content, dict) else []
+            if any(datetime.fromisoformat(str(f["start"])) == at for f in free):
+                reading.filled[name] = Mention(mention.text, "resource", cand.value,
+                                               cand.label, start=mention.start)
+                del reading.ambiguous[name]
+                break
 
 
 def _each(reading: SlotReading, name: str, kind: str, resolution: Resolution,
