@@ -119,3 +119,12 @@ def script(tmp_path: Path):  # type: ignore[no-untyped-def]
         return f"scripted:{path}"
 
     return write
+
+
+@pytest.fixture
+def model_writes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The model writes each change (OPSGRAPH_DIRECT_PROPOSALS off): for tests of the
+    model's own turns (its prompts, calls, retries, usage), now that code proposes a change
+    said plainly with no model turn."""
+    monkeypatch.setenv("OPSGRAPH_DIRECT_PROPOSALS", "off")
+    get_settings.cache_clear()

@@ -22,16 +22,6 @@ def call(name: str, **args: Any) -> dict[str, Any]:
     return {"tool_calls": [{"name": name, "args": args}]}
 
 
-@pytest.fixture
-def model_writes(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The model writes each change (no direct proposal): what these tests look at is how
-    its calls are shown, checked and retried."""
-    from opsgraph.settings import get_settings
-
-    monkeypatch.setenv("OPSGRAPH_DIRECT_PROPOSALS", "off")
-    get_settings.cache_clear()
-
-
 # -- 1. no raw ids in prompts ---------------------------------------------------------------
 
 def _phone_change(script: Any) -> str:

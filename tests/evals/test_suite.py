@@ -34,6 +34,7 @@ def no_scratch_databases() -> bool:
     return not any("_eval_" in name for name in get_client().list_database_names())
 
 
+@pytest.mark.usefixtures("model_writes")
 def test_a_good_script_scores_full_marks_and_leaves_nothing_behind(demo_db: Any) -> None:
     report = run_suite([UPDATE_CASES], model=scripted("update_script.yaml"))
     assert report["passed"] is True
@@ -61,6 +62,7 @@ def test_answers_are_scored_for_groundedness(demo_db: Any) -> None:
     assert "phone '+44 7700 900999' is in no tool result" in reason
 
 
+@pytest.mark.usefixtures("model_writes")
 def test_failing_runs_are_scored_and_the_suite_goes_on(demo_db: Any, script: Any) -> None:
     # The script has no turns for t1: each run fails inside, every case still reports.
     broken = script({"plan": {"tasks": [{"id": "t1", "domain": "members", "operation": "get",

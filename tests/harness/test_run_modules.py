@@ -49,6 +49,7 @@ def test_only_shipped_modules_can_be_enabled() -> None:
         modules.check_names(["safeguarding", "astrology"])
 
 
+@pytest.mark.usefixtures("model_writes")
 def test_a_module_rule_reaches_the_agent_prompt_and_leaves_with_the_module(
         script: Any, demo_db: Any) -> None:
     model = script({"plan": {"tasks": [task("t1", "members", "update", "Emily's phone")]},

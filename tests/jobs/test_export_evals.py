@@ -44,6 +44,7 @@ def script_for(script: Any, who: str, phone: str) -> str:
     })
 
 
+@pytest.mark.usefixtures("model_writes")
 def test_a_promoted_run_exports_as_a_case_that_runs(script: Any, tmp_path: Path,
                                                     capsys: pytest.CaptureFixture[str],
                                                     ) -> None:

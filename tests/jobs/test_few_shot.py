@@ -77,6 +77,7 @@ def examples(db: Database[Document], tenant: str = "demo") -> list[Document]:
     return list(db[COLLECTION].find({"tenant_id": tenant}, sort=[("agent", 1)]))
 
 
+@pytest.mark.usefixtures("model_writes")
 def test_an_approved_run_becomes_examples_without_personal_data(script: Any,
                                                                 demo_db: Any) -> None:
     run_and_decide(script, "demo", "th-approved", "approve")
@@ -108,6 +109,7 @@ def test_a_rejected_run_is_not_promoted(script: Any, demo_db: Any) -> None:
     assert examples(demo_db) == []
 
 
+@pytest.mark.usefixtures("model_writes")
 def test_the_next_similar_request_sees_the_example_and_another_tenant_does_not(
         script: Any, demo_db: Any, prompts: list[tuple[str, str]]) -> None:
     run_and_decide(script, "demo", "th-first", "approve")
