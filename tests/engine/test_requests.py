@@ -638,6 +638,15 @@ def test_a_court_any_of_which_will_do_is_the_one_free_then(script: Any, demo_db:
     [card] = of(events, "approval_required")[0]["changes"]
     assert card["operation"] == "bookings.create"
     assert card["args"]["resource"] == "res_demo_court2", card
+    # approved, the task's calls show the reads code made to choose the court
+    from opsgraph.engine.approval_flow import decide_and_resume
+
+    resumed = list(decide_and_resume(person("manager", user="sam"), card["change_id"],
+                                     "reject"))
+    [done] = of(resumed, "task_finished")
+    reads = [c for c in done["calls"] if c.get("by") == "code"]
+    assert [(c["tool"], c["args"]["resource"]) for c in reads] == [
+        ("bookings_availability", "res_demo_court1"), ("bookings_availability", "res_demo_court2")]
 
 
 def test_a_clarifying_question_shows_no_record_ids(script: Any) -> None:

@@ -179,6 +179,8 @@ def run_agent(ctx: RunContext, agent: AgentSpec, task: PlannedTask,
         result_chars=result_chars(spec))
     if found is not None:
         with_pre_search(result, found)
+    result.calls[:0] = reading.code_calls  # the reads code made to fill a slot
+    result.tool_calls += len(reading.code_calls)
     if answers and result.content.strip():
         # Its answer was written and checked from what it read (or says what it could not
         # find, or asks which reading is meant): that, not the raw reads, is what it found.

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from opsgraph.engine.context import RunContext
 from opsgraph.engine.memory import Turn, earlier_turns
 from opsgraph.engine.plan import PlannedTask
+from opsgraph.engine.tool_loop import call_record
 from opsgraph.operations.base import Context
 from opsgraph.resolve import Mention, Resolution, resolve_request
 from opsgraph.resolve.any_resource import find_any_resource
@@ -58,6 +59,8 @@ class SlotReading:
     """Slot name → the one mention that fills it (a value, no doubt)."""
     ambiguous: dict[str, Mention] = field(default_factory=dict)
     """Slot name → a mention several records match (its candidates)."""
+    code_calls: list[dict[str, Any]] = field(default_factory=list)
+    """The reads code made to fill slots (`pick_free`), kept with the task's calls."""
     any_of: set[str] = field(default_factory=set)
     """Slots whose candidates are any of a kind ("a court"): code may pick a free one."""
     more: dict[str, list[Mention]] = field(default_factory=dict)
@@ -209,7 +212,10 @@ def pick_free(tools: dict[str, BoundTool], reading: SlotReading) -> None:
     for name in sorted(reading.any_of & set(reading.ambiguous)):
         mention = reading.ambiguous[name]
         for cand in mention.candidates:
-            outcome = check.call({"resource": cand.value, "date": start.value[:10]})
+            args = {"resource": cand.value, "date": start.value[:10]}
+            outcome = check.call(args)
+            reading.code_calls.append({**call_record({"name": check.name, "args": args},
+                                                     outcome.ok, outcome.content), "by": "code"})
             free = outcome.content.get("free", []) if outcome.ok and isinstance(
                 outcome.content, dict) else []
             if any(datetime.fromisoformat(str(f["start"])) == at for f in free):
