@@ -165,3 +165,12 @@ def test_me_and_my_name_the_callers_own_record(resolve: Resolve) -> None:
     assert resolve("book court 2 for me tmrw at 5").of_kind("member") == ()
     assert resolve("book court 2 for me tmrw at 5", role="visitor",
                    user="anonymous").of_kind("member") == ()
+
+
+def test_me_as_the_one_asked_is_not_who_the_change_is_for(resolve: Resolve) -> None:
+    # dev events-14, a member: "she asked me to" registered the caller on a direct proposal
+    text = "register jane smith for the first aid workshop as well, she asked me to"
+    assert resolve(text, role="member", user="mem_demo_006").of_kind("member") == ()
+    (me,) = resolve("can you tell me my balance", role="member",
+                    user="mem_demo_006").of_kind("member")
+    assert me.value == "mem_demo_006" and me.text == "my"

@@ -1,5 +1,6 @@
 """The caller named by "me", "my", "I": a member's own member record ("book it for me",
-"cancel my booking"), a staff member's own staff record ("put me on Sunday's shift").
+"cancel my booking"), a staff member's own staff record ("put me on Sunday's shift"); not
+"me" as the one asked or told ("she asked me to").
 
 Read once, after the named records: the words are claimed so no other finder reads them.
 A caller with no record of their own (a manager signed in as `alex`) is named by nothing.
@@ -16,6 +17,10 @@ from opsgraph.resolve.mentions import Mention
 from opsgraph.resolve.tokens import Claimed
 
 _SELF = re.compile(r"\b(?:me|my|myself|mine)\b|\bI\b", re.IGNORECASE)
+# "she asked me to", "he told me": the caller as the one spoken to, not the one the change
+# is for ("register jane smith for the workshop, she asked me to" registers Jane, not me)
+_SPOKEN_TO = re.compile(r"\b(?:asked|asks|ask|told|tells|tell|reminded|emailed|texted|"
+                        r"messaged|called|rang|begged|wants|wanted)\s+$", re.IGNORECASE)
 
 
 def find_self(ctx: Context, text: str, claimed: Claimed,
@@ -23,7 +28,9 @@ def find_self(ctx: Context, text: str, claimed: Claimed,
     """One mention of the caller's own record at the first word that names them, unless
     `found` (what other finders read) names it already ("my booking, Jane Smith")."""
     said = next((m for m in _SELF.finditer(text)
-                 if not claimed.overlaps(m.start(), m.end())), None)
+                 if not claimed.overlaps(m.start(), m.end())
+                 and not (m.group().lower() == "me" and _SPOKEN_TO.search(text[:m.start()]))),
+                None)
     if said is None or ctx.principal.is_visitor:
         return []
     if is_staff(ctx.principal):
