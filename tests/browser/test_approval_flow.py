@@ -14,7 +14,7 @@ from tests.browser.dashboard import Camera, Dashboard
 from tests.browser.scripts import BOOKING_DAY, BOOKING_REQUEST, booking
 from tests.e2e.app_process import AppServer
 from tests.e2e.http_client import bearer
-from tests.e2e.scripts import phone_update
+from tests.e2e.scripts import phone_revision, phone_update
 
 pytestmark = pytest.mark.browser
 
@@ -122,7 +122,8 @@ def emily(http: httpx.Client) -> dict[str, Any]:
 def test_a_revision_then_a_rejection_reach_the_staff_members_page(
         browser: Any, server: AppServer, http: httpx.Client, camera: Camera) -> None:
     phone_before = emily(http)["phone"]
-    server.write_script(phone_update("+44 7700 900111", "+44 7700 900333"))
+    # the request names the number: code proposes it, the agent's first turn is the revision
+    server.write_script(phone_revision("+44 7700 900111", "+44 7700 900333"))
     staff = Dashboard(browser, server, camera, "kim", "staff")
     manager = Dashboard(browser, server, camera, "sam", "manager")
     staff.ask("Change Emily Chen's phone to +44 7700 900111")

@@ -53,12 +53,9 @@ def test_demo_mode_from_sign_in_to_an_approved_example(
     expect(card.locator(".settled-note")).to_contain_text("Approved")
     expect(turn.locator(".bubble.assistant")).to_contain_text("Done:")
     staff.shot("example-answered")
-    turn.get_by_role("link", name="Emily Chen").click()  # a source: the record read
-    record = staff.page.get_by_role("dialog")
-    expect(record).to_contain_text("+44 7700 900555")
-    staff.shot("source-record")
-    record.get_by_role("button", name="Close").click()
-    expect(record).to_be_hidden()
+    # code proposed the number the example names (no record read, so no source to open):
+    # the answer says what changed
+    expect(turn.locator(".bubble.assistant")).to_contain_text("+44 7700 900555")
 
     staff.ask("Hello, can you help me with something else?")
     note = staff.turns.last.locator(".note-error")

@@ -33,6 +33,18 @@ def phone_update(*phones: str, final_delay_ms: int = 0) -> dict[str, Any]:
             "turns": {"t1": turns}, "synthesis": EMILY_ANSWER}
 
 
+def phone_revision(first: str, *revised: str) -> dict[str, Any]:
+    """Emily Chen's new phone when the request names it (`first`): code proposes it with no
+    model turn — turn 0, since a scripted model counts the assistant turns before it — so
+    the model's first turn is the proposal it makes after a `revise`."""
+    turns = [call("members_update", member="Emily Chen", changes={"phone": first}),
+             *(call("members_update", member="Emily Chen", changes={"phone": p})
+               for p in revised),
+             {"content": "I updated Emily Chen's phone."}]
+    return {"plan": {"tasks": [task("t1", "members", "update", "Change Emily Chen's phone")]},
+            "turns": {"t1": turns}, "synthesis": EMILY_ANSWER}
+
+
 def refund(invoice: str, amount: float, reason: str = "Charged twice") -> dict[str, Any]:
     """One task proposing a refund on `invoice` (the refund agent is for managers)."""
     turns = [call("invoices_get", invoice=invoice),

@@ -649,6 +649,22 @@ def test_a_court_any_of_which_will_do_is_the_one_free_then(script: Any, demo_db:
         ("bookings_availability", "res_demo_court1"), ("bookings_availability", "res_demo_court2")]
 
 
+def test_a_change_code_proposed_and_sent_back_is_revised_by_the_model(script: Any) -> None:
+    from opsgraph.engine.approval_flow import decide_and_resume
+    from tests.e2e.scripts import phone_revision
+
+    events = chat(person("staff", user="kim"), "Change Emily Chen's phone to +44 7700 900111",
+                  script(phone_revision("+44 7700 900111", "+44 7700 900333")))
+    assert finished(events)["usage"]["model_calls"] == 0
+    [card] = of(events, "approval_required")[0]["changes"]
+    assert card["new"] == {"phone": "+44 7700 900111"}
+    resumed = list(decide_and_resume(person("manager", user="sam"), card["change_id"],
+                                     "revise", feedback="the number ends in 333"))
+    assert finished(resumed)["usage"]["model_calls"] == 1  # the revision is the model's
+    [revised] = of(resumed, "approval_required")[0]["changes"]
+    assert revised["new"] == {"phone": "+44 7700 900333"}
+
+
 def test_a_clarifying_question_shows_no_record_ids(script: Any) -> None:
     model = script({"plan": {"tasks": [task("t1", "bookings", "cancel",
                                             "Cancel Jane Smith's booking")]}})
