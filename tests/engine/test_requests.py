@@ -665,6 +665,16 @@ def test_a_change_code_proposed_and_sent_back_is_revised_by_the_model(script: An
     assert revised["new"] == {"phone": "+44 7700 900333"}
 
 
+def test_a_record_the_club_does_not_have_is_said_not_asked_with_no_options(
+        script: Any) -> None:
+    # "cancel the movie night" asked "Which event do you mean by “movie night”: ?"
+    events = chat(person("manager", user="alex"), "cancel the movie night", script({}))
+    answer = of(events, "answer")[-1]
+    assert answer["text"] == "No event matches “movie night”. Which event do you mean?"
+    assert answer["options"] == []
+    assert finished(events)["usage"]["model_calls"] == 0
+
+
 def test_a_clarifying_question_shows_no_record_ids(script: Any) -> None:
     model = script({"plan": {"tasks": [task("t1", "bookings", "cancel",
                                             "Cancel Jane Smith's booking")]}})

@@ -76,11 +76,15 @@ class SlotReading:
     checking."""
 
     def question(self) -> tuple[str, list[str], str] | None:
-        """(question, options, slot) for the first required slot several records match."""
+        """(question, options, slot) for the first required slot several records match, or
+        whose words match none (no options then)."""
         for name in self.required:
             mention = self.ambiguous.get(name)
             if mention is not None and name not in self.filled:
                 options = [c.label for c in mention.candidates]
+                if not options:  # the words name a record the club does not have
+                    return (f"No {mention.kind} matches “{mention.text}”. Which "
+                            f"{mention.kind} do you mean?", [], name)
                 return (f"Which {mention.kind} do you mean by “{mention.text}”: "
                         + " or ".join(options) + "?", options, name)
         return None
