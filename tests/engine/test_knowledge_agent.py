@@ -54,9 +54,10 @@ def only(events: list[Any], tid: str = "t1") -> dict[str, Any]:
 def test_with_the_answer_pre_read_one_model_call_is_enough(script: Any) -> None:
     model = script({"plan": {"tasks": [task("t1", LATE_CANCEL)]},
                     "turns": {"t1": [{"content": "Cancel at least 24 hours ahead."}]}})
-    # asked by a caller with a record of their own ("my" names it), so the planner plans it
+    # asked by a caller with a record of their own ("my" names it), and not as a rule's
+    # question ("how late can I ..." is planned by code), so the planner plans it
     events = chat(person("staff", user="stf_demo_04"),
-                  "how late can I cancel my court without paying", model)
+                  "what happens if I cancel my court late?", model)
     assert statuses(events) == {"t1": "completed"}
     # the plan and the agent's one turn: no tool round, and its answer is passed on as it
     # is (no synthesis call: none is scripted, so one would fail the run)
@@ -113,6 +114,30 @@ def test_the_pre_read_answer_is_one_call_with_the_passages_and_no_tools(
     assert all(not tools for tools in offered), offered  # no tool was offered
     assert of(events, "answer")[-1]["text"] == "Assistance dogs are welcome inside."
     assert of(events, "answer")[-1]["sources"]  # what code read, as sources
+
+
+@pytest.mark.usefixtures("demo_db")
+@pytest.mark.parametrize(("turns", "answer"), [
+    # a figure no passage states is sent back once, naming it; the second answer holds
+    (["Cancel at least 17 hours ahead.", "Cancel at least 24 hours ahead."],
+     "Cancel at least 24 hours ahead."),
+    # a second guess is not passed on: code says the knowledge base does not say
+    (["Cancel at least 17 hours ahead.", "Cancel 37 hours ahead, for £3."],
+     "The knowledge base does not say."),
+])
+def test_an_answer_stating_figures_no_passage_states_is_sent_back_once(
+        script: Any, monkeypatch: pytest.MonkeyPatch, turns: list[str], answer: str) -> None:
+    from tests.engine.helpers import record_prompts
+
+    prompts = record_prompts(monkeypatch)
+    model = script({"turns": {"t1": [{"content": text} for text in turns]}})
+    events = chat(person("staff"), "how late can I cancel a court booking for free?", model)
+    assert of(events, "plan")[0]["tasks"][0]["domain"] == "knowledge"  # planned by code
+    assert finished(events)["usage"]["model_calls"] == 2
+    retry = str(prompts.calls[1][1][-1].content)
+    assert retry.startswith("No passage states 17.")
+    assert of(events, "answer")[-1]["text"] == answer
+    assert statuses(events) == {"t1": "completed"}
 
 
 def test_the_first_message_holds_the_hits_as_data_and_the_sections_read(tools: Any) -> None:

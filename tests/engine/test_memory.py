@@ -38,8 +38,8 @@ def test_a_thread_remembers_its_earlier_turns(script: Any) -> None:
     from opsgraph.engine.runner import graph_thread_id
 
     model = script({"plan": {"tasks": [task("t1", "knowledge", "search", "Opening hours")]},
-                    "turns": {"t1": [{"content": "We open at 6am."}]},
-                    "synthesis": "We open at 6am."})
+                    "turns": {"t1": [{"content": "We open at 7am on weekdays."}]},
+                    "synthesis": "We open at 7am on weekdays."})
     staff = person("staff")
     assert finished(chat(staff, "when do you open?", model, thread="th-mem"))["status"] == \
         "completed"
@@ -48,7 +48,8 @@ def test_a_thread_remembers_its_earlier_turns(script: Any) -> None:
     state = get_graph().get_state({"configurable": {"thread_id": graph_thread_id(staff,
                                                                                  "th-mem")}})
     assert [t["content"] for t in state.values["history"]] == [
-        "when do you open?", "We open at 6am.", "and on sundays?", "We open at 6am."]
+        "when do you open?", "We open at 7am on weekdays.", "and on sundays?",
+        "We open at 7am on weekdays."]
 
 
 @pytest.mark.usefixtures("demo_db")

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from opsgraph.evals.knowledge_score import contains, declines, normalise, quantities, score_answer
+from opsgraph.evals.knowledge_score import declines, score_answer
+from opsgraph.knowledge.figures import contains, normalise, quantities
 
 COURT = ("Cancel at least 24 hours before the start time and there is no charge. Late "
          "cancellations and no-shows are charged the off-peak court fee of £8.")

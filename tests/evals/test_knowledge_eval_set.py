@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from opsgraph.errors import BadInput
-from opsgraph.evals.knowledge_score import contains
 from opsgraph.evals.knowledge_set import (
     is_knowledge_set,
     kind_counts,
@@ -17,6 +16,7 @@ from opsgraph.evals.knowledge_set import (
     spread,
 )
 from opsgraph.knowledge.documents import sections
+from opsgraph.knowledge.figures import contains
 
 ROOT = Path(__file__).resolve().parents[2]
 DATASET = ROOT / "evals" / "datasets" / "knowledge"

@@ -9,13 +9,18 @@ agent's first call is that call: the passages, the recent exchange and the quest
 tools, and the rule to say the knowledge base does not say rather than guess. A reply with
 no text (a model that calls a tool anyway) hands over to the tool loop, as when nothing was
 read.
+
+Code checks the figures: an answer stating a price, time, duration or count that none of
+the passages, the question or the conversation states (a small model's guess: "the sauna is
+open 13:00 to 23:00", "£35 per kWh" for 35p) is sent back once, naming the figures; a second
+such answer is replaced by saying the knowledge base does not say.
 """
 
 from __future__ import annotations
 
 import json
 
-from langchain_core.messages import BaseMessage, HumanMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from opsgraph.engine.context import RunContext
 from opsgraph.engine.memory import recent_exchange
@@ -23,6 +28,7 @@ from opsgraph.engine.plan import PlannedTask
 from opsgraph.engine.pre_search import PreSearch
 from opsgraph.engine.slot_reading import task_words
 from opsgraph.engine.tool_loop import AskModel, LoopResult
+from opsgraph.knowledge.figures import ungrounded
 from opsgraph.models.factory import get_chat_model
 from opsgraph.models.prompt_cache import cached_system_message
 from opsgraph.tools.contract import DATA_NOTICE
@@ -53,10 +59,28 @@ def passage_messages(ctx: RunContext, spec: str, task: PlannedTask, found: PreSe
             HumanMessage("\n".join(lines))]
 
 
+NOT_SAID = "The knowledge base does not say."
+"""The answer when the model's figures were not in what was read, twice."""
+
+
 def answer_from_passages(ask: AskModel, messages: list[BaseMessage]) -> LoopResult | None:
-    """The model's answer with no tools offered, or None when it gave no text."""
+    """The model's answer with no tools offered, its figures checked against the passages
+    (`ungrounded`; one retry), or None when it gave no text."""
+    read = str(messages[-1].content)
+    text = _reply_text(ask, messages)
+    if text is None:
+        return None
+    unread = ungrounded(text, read)
+    if unread:
+        retry = [*messages, AIMessage(text), HumanMessage(
+            f"No passage states {', '.join(unread)}. Answer again using only the figures "
+            "the passages give, or say that the knowledge base does not say.")]
+        again = _reply_text(ask, retry)
+        text = again if again is not None and not ungrounded(again, read) else NOT_SAID
+    return LoopResult(content=text, rounds=0)
+
+
+def _reply_text(ask: AskModel, messages: list[BaseMessage]) -> str | None:
     reply = ask(messages, [], None)
     text = str(reply.text).strip()
-    if reply.tool_calls or not text:
-        return None
-    return LoopResult(content=text, rounds=0)
+    return None if reply.tool_calls or not text else text
