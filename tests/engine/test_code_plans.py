@@ -160,6 +160,39 @@ def test_a_follow_up_carries_the_earlier_question(request_text: str, follows: bo
     assert follow_up(request_text, history[-1:]) == request_text  # no earlier question
 
 
+@pytest.mark.parametrize(("request_text", "user", "knowledge"), [
+    # rules, prices and time limits, whatever court, class, event or day they name
+    # (knowledge set: the planner took each of these to the bookings, events or reports)
+    ("I can't make my yoga class tomorrow, how late can I cancel without getting a strike?",
+     "stf_demo_04", True),
+    ("we hired Studio A for a party, until when can we cancel and still get our money back?",
+     "alex", True),
+    ("I've been offered a place off the waitlist for an event - how long do I have to accept "
+     "it?", "alex", True),
+    ("how much is a padel court at the weekend?", "alex", True),
+    ("how long is a gift voucher valid for", "alex", True),  # no "?"
+    ("how late can I cancel my court booking for free?", "stf_demo_04", True),  # "my": a rule
+    # a person's records
+    ("how much does jane smith owe?", "alex", False),
+    ("how long is my membership frozen for?", "mem_demo_001", False),  # no modal: the record
+    ("how long was court 1 booked yesterday?", "alex", False),  # what happened
+    ("how many ppl have signed up for the first aid workshop", "alex", False),  # a head count
+    ("what's on this weekend?", "alex", False),  # no rule asked
+])
+def test_a_question_about_a_rule_goes_to_the_knowledge_agents(request_text: str, user: str,
+                                                              knowledge: bool) -> None:
+    from opsgraph.engine.code_plans import RULE_NOTE, rule_question
+
+    role = "member" if user.startswith("mem_") else "staff"
+    ctx = make_context(person(role, user=user), "th-code-plans", None, request_text)
+    plan = rule_question(ctx, request_text, [Turn(role="user", content=request_text)])
+    assert (plan is not None) is knowledge
+    if plan is not None:
+        assert plan.notes == [RULE_NOTE]
+        assert [(t.domain, t.operation, t.instruction) for t in plan.tasks] == [
+            ("knowledge", "search", request_text)]
+
+
 def read_planned(request: str, role: str = "staff", user: str = "alex",
                  history: list[Turn] | None = None) -> list[tuple[str, str]] | None:
     from opsgraph.engine.code_plans import READ_NOTE, single_read

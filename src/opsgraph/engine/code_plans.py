@@ -10,6 +10,10 @@ wrong capability; a lookup of the attendance report was planned as the events ca
   many have signed up for the workshop" is read from the registrations);
 - **a question naming nothing** (`question_naming_nothing`): asked as a question, with no
   record or day in it the resolver finds, its best knowledge agent ranked close to the first;
+- **a question about a rule** (`rule_question`): one question about a rule, a price or a
+  time limit ("how late can I cancel my yoga class tomorrow?", "how much is a padel court
+  at the weekend?") naming no person's record — a court, a class, an event or a day are
+  what the rule is about, so they may be named; "how much does jane owe?" is a record's;
 - **a single lookup** (`single_read`): the ranker's best agent is a query agent scoring
   `READ_SCORE` or more, ahead of the next by `READ_MARGIN`, and the best for each clause
   too; the request names no change, is not a short follow-up on a thread, and the caller
@@ -39,6 +43,8 @@ from opsgraph.engine.context import RunContext
 from opsgraph.engine.memory import Turn
 from opsgraph.engine.plan import PlannedTask, TaskPlan
 from opsgraph.engine.request_words import (
+    SELF_WORDS,
+    asks_about_a_rule,
     asks_for_a_head_count,
     asks_for_information,
     leans_on_earlier_turn,
@@ -75,6 +81,10 @@ all ("what do you think of the weather?" scores 0.22): the planner answers it (i
 gives the tenant's off-topic reply)."""
 QUESTION_NAMING_NOTHING_NOTE = ("a question naming no record or day: asked of the knowledge "
                                 "agents, no planner call")
+RULE_NOTE = ("a question about a rule, a price or a time limit: asked of the knowledge "
+             "agents, no planner call")
+_RECORD_KINDS = frozenset({"member", "staff", "booking", "invoice"})
+"""What a person's records are: a rule question naming one asks about that record."""
 _NAMED_KINDS = frozenset({"member", "staff", "booking", "event", "resource", "invoice",
                           "datetime", "date"})
 WRITE_MARGIN = 0.02
@@ -180,6 +190,19 @@ def question_naming_nothing(ctx: RunContext, request: str,
             or ranked[0].score - knowledge.score >= KNOWLEDGE_GAP):
         return None  # off topic ("what do you think of the weather?"), or about records
     return knowledge_plan(asked, QUESTION_NAMING_NOTHING_NOTE)
+
+
+def rule_question(ctx: RunContext, request: str, history: list[Turn]) -> TaskPlan | None:
+    """The knowledge task of one question about a rule, a price or a time limit
+    (`request_words.asks_about_a_rule`) that names no member, staff, booking or invoice
+    other than the asker's own ("how late can I cancel my booking" asks the rule; "how much
+    does jane smith owe?" her invoices). Else None."""
+    if not asks_about_a_rule(request):
+        return None
+    if any(m.kind in _RECORD_KINDS and m.start >= 0 and m.text.casefold() not in SELF_WORDS
+           for m in resolution_of(ctx, request, history).mentions):
+        return None
+    return knowledge_plan(follow_up(request, history), RULE_NOTE)
 
 
 def knowledge_plan(request: str, note: str) -> TaskPlan:

@@ -28,6 +28,7 @@ from opsgraph.engine.code_plans import (
     knowledge_plan,
     knowledge_question,
     question_naming_nothing,
+    rule_question,
     single_read,
     single_write,
 )
@@ -219,6 +220,7 @@ def make_plan(ctx: RunContext, request: str, history: list[Turn]) -> TaskPlan:
     then the nearest-agent fallback, if it is invalid."""
     quick = (knowledge_question(request, history)
              or question_naming_nothing(ctx, request, history)
+             or rule_question(ctx, request, history)
              or single_write(ctx, request, history)
              or single_read(ctx, request, history))
     if quick is not None:

@@ -73,6 +73,34 @@ _VERB_WORDS = {
               r"charged\s+twice|duplicate",
 }
 _CANCELS = re.compile(r"\b(?:cancel|scrap|call\w*\s+off)", re.IGNORECASE)
+# How a question about a rule, a price or a time limit opens ("how late can I cancel",
+# "how much notice", "what's the joining fee", "until when can we cancel"): the knowledge
+# base answers it, whatever court, class, event or day it names. Asked without "?" too
+# ("how long is a gift voucher valid for"): these openings are never an order.
+_ASKED_RULE = (r"how\s+(?:late|long|soon|early|far|deep|big|wide|old|tall|many\s+times|"
+               r"much\s+notice|much\s+(?:is|are|does|do|per|for|would|will|to|extra)\b)"
+               r"|until\s+when|by\s+when|what\s+does\b[^.!?]*\bcost")
+_NAMED_RULE = (r"what(?:'s|s|\s+is|\s+are)?\s+the\s+(?:[\w-]+\s+){0,3}?(?:deadline|fees?|"
+               r"prices?|cost|charge|supplement|minimum|maximum|limit|rules?|policy|notice|"
+               r"penalty|deposit)\b")
+_OPENING = r"^\W*(?:(?:and|so|but|ok|okay)\W+)?"
+_RULE_QUESTION = re.compile(rf"{_OPENING}(?:{_ASKED_RULE}|{_NAMED_RULE})[^.!?]*[.?!]?\W*$",
+                            re.IGNORECASE)
+_NAMES_THE_RULE = re.compile(_OPENING + _NAMED_RULE, re.IGNORECASE)
+# What happened is read from the records ("how long was court 1 booked", "how many times
+# has she come"), not from a rule.
+_PAST = re.compile(r"\b(?:was|were|did|has|had|have\s+been)\b", re.IGNORECASE)
+# A modal after the opening asks what may or must be done ("how late can I cancel"), not
+# what a record holds ("how long is my membership frozen for").
+_MODAL = re.compile(r"\b(?:can|could|do|does|must|need|needs|have\s+to|has\s+to|should|"
+                    r"will|would|may)\b", re.IGNORECASE)
+# A change verb used as a noun after a determiner names no change ("off the waitlist",
+# "my booking"): what the asker says of themselves before a question may hold one.
+SELF_WORDS = frozenset({"me", "my", "myself", "mine", "i"})
+"""The words with which the asker speaks of themselves."""
+_SELF = re.compile(r"\b(?:me|my|myself|mine)\b|\bI\b", re.IGNORECASE)
+_DETERMINED = re.compile(r"\b(?:the|a|an|my|your|our|his|her|their|this|that)\s+$",
+                         re.IGNORECASE)
 _LEANS = re.compile(r"^\W*(?:and|but|so|what about|how about|what if)\b|"
                     r"\b(?:it|its|that|this|these|those|they|them|their|one|ones|same)\b",
                     re.IGNORECASE)
@@ -108,14 +136,39 @@ def asks_for_information(request: str) -> bool:
     can't make my yoga class tomorrow, how late can I cancel without getting a strike?" (a
     question the local model planned as cancelling the whole class, knowledge set
     confusable-01, 2026-12-04)."""
+    return _the_question(request, _INFORMATION) is not None
+
+
+def _the_question(request: str, form: re.Pattern[str]) -> str | None:
+    """The request's one question of `form`: the whole request, or what follows what the
+    asker says of themselves when that names no change; else None."""
     text = request.strip()
-    if _INFORMATION.match(text):
-        return True
+    if form.match(text):
+        return text
     for lead_in in _LEAD_IN.finditer(text):
         head, question = text[:lead_in.start()], text[lead_in.end():]
-        if _INFORMATION.match(question):
-            return not (names_a_write(head) or _DEFERS.search(head) or "?" in head)
-    return False
+        if form.match(question):
+            said_a_change = any(not _DETERMINED.search(head[:m.start()])
+                                for m in _WRITE.finditer(head))
+            if said_a_change or _DEFERS.search(head) or "?" in head:
+                return None
+            return question
+    return None
+
+
+def asks_about_a_rule(request: str) -> bool:
+    """True when the request is one question about a rule, a price or a time limit
+    (`_RULE_QUESTION`): "how late can I cancel my yoga class?", "how much is a padel court at the
+    weekend?", "what's the deadline to cancel my daughter's place?". Not a head count, not
+    what happened ("how long was court 1 booked"), and when it speaks of the asker's own
+    ("my", "I") it names the rule ("what's the fee for my ...") or asks what may or must be
+    done (a modal: "how late can I cancel my booking"), not what their record holds ("how
+    long is my membership frozen for?")."""
+    question = _the_question(request, _RULE_QUESTION)
+    if question is None or asks_for_a_head_count(question) or _PAST.search(question):
+        return False
+    return (bool(_NAMES_THE_RULE.match(question)) or not _SELF.search(question)
+            or bool(_MODAL.search(question)))
 
 
 def reads_as_question(text: str) -> bool:
