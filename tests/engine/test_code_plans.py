@@ -193,6 +193,30 @@ def test_a_question_about_a_rule_goes_to_the_knowledge_agents(request_text: str,
             ("knowledge", "search", request_text)]
 
 
+@pytest.mark.parametrize(("earlier", "request_text", "knowledge"), [
+    # knowledge set follow-up-07: the planner took it to the staff rota
+    ("how do I make a complaint?", "and how long until I get a proper reply?", True),
+    ("how much is premium membership?", "and off-peak?", True),
+    ("how much is premium membership?", "and book me one at 6", False),  # a change
+    ("how much is premium membership?", "and what does jane smith pay?", False),  # a record
+    ("who owes us money?", "and how much is it?", False),  # the earlier one read records
+    (None, "how long until I get a proper reply?", False),  # nothing to follow
+])
+def test_a_follow_up_to_a_knowledge_question_goes_to_the_knowledge_agents(
+        earlier: str | None, request_text: str, knowledge: bool) -> None:
+    from opsgraph.engine.code_plans import FOLLOW_UP_NOTE, knowledge_follow_up
+
+    history = ([Turn(role="user", content=earlier), Turn(role="assistant", content="...")]
+               if earlier else [])
+    history.append(Turn(role="user", content=request_text))
+    ctx = make_context(person("staff"), "th-code-plans", None, request_text)
+    plan = knowledge_follow_up(ctx, request_text, history)
+    assert (plan is not None) is knowledge
+    if plan is not None:
+        assert plan.notes == [FOLLOW_UP_NOTE]
+        assert plan.tasks[0].instruction == f"{request_text} (a follow-up to: {earlier})"
+
+
 def read_planned(request: str, role: str = "staff", user: str = "alex",
                  history: list[Turn] | None = None) -> list[tuple[str, str]] | None:
     from opsgraph.engine.code_plans import READ_NOTE, single_read

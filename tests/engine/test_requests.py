@@ -297,6 +297,8 @@ def test_a_question_for_information_is_one_wh_question(request_text: str,
     ("whats the fee for my locker", True),  # names the rule: "my" is what it applies to
     ("how much is it to hire a towel", True),
     ("and how far ahead can premium members book?", True),
+    ("how do I make a complaint?", True),  # how a thing is done
+    ("how can members pay for a guest pass", True),
     # what the asker says of themselves first, naming no change ("the waitlist" is a noun)
     ("I've been offered a place off the waitlist - how long do I have to accept it?", True),
     ("jane wants to cancel - how late can she do it?", False),  # a change said first

@@ -14,6 +14,8 @@ wrong capability; a lookup of the attendance report was planned as the events ca
   time limit ("how late can I cancel my yoga class tomorrow?", "how much is a padel court
   at the weekend?") naming no person's record — a court, a class, an event or a day are
   what the rule is about, so they may be named; "how much does jane owe?" is a record's;
+- **a follow-up to a knowledge question** (`knowledge_follow_up`): "and how long until I
+  get a proper reply?" after "how do I make a complaint?", naming no change or record;
 - **a single lookup** (`single_read`): the ranker's best agent is a query agent scoring
   `READ_SCORE` or more, ahead of the next by `READ_MARGIN`, and the best for each clause
   too; the request names no change, is not a short follow-up on a thread, and the caller
@@ -83,6 +85,8 @@ QUESTION_NAMING_NOTHING_NOTE = ("a question naming no record or day: asked of th
                                 "agents, no planner call")
 RULE_NOTE = ("a question about a rule, a price or a time limit: asked of the knowledge "
              "agents, no planner call")
+FOLLOW_UP_NOTE = ("a follow-up to a question for the knowledge agents: asked of them, no "
+                  "planner call")
 _RECORD_KINDS = frozenset({"member", "staff", "booking", "invoice"})
 """What a person's records are: a rule question naming one asks about that record."""
 _NAMED_KINDS = frozenset({"member", "staff", "booking", "event", "resource", "invoice",
@@ -203,6 +207,27 @@ def rule_question(ctx: RunContext, request: str, history: list[Turn]) -> TaskPla
            for m in resolution_of(ctx, request, history).mentions):
         return None
     return knowledge_plan(follow_up(request, history), RULE_NOTE)
+
+
+def knowledge_follow_up(ctx: RunContext, request: str,
+                        history: list[Turn]) -> TaskPlan | None:
+    """The knowledge task of a question that follows up a question the knowledge agents
+    take ("and how long until I get a proper reply?" after "how do I make a complaint?"),
+    naming no change and no record of its own; else None."""
+    asked = follow_up(request, history)
+    if asked == request or not (reads_as_question(request) or asks_for_information(request)):
+        return None  # not a follow-up, or not a question
+    if names_a_write(request) or any(
+            m.kind in _RECORD_KINDS and m.start >= 0 and m.text.casefold() not in SELF_WORDS
+            for m in resolution_of(ctx, request, history).mentions):
+        return None
+    at = max(i for i, t in enumerate(history[:-1]) if t["role"] == "user")
+    earlier = history[at]["content"]
+    before = history[:at + 1]
+    if not (knowledge_question(earlier, before) or asks_about_a_rule(earlier)
+            or question_naming_nothing(ctx, earlier, before)):
+        return None
+    return knowledge_plan(asked, FOLLOW_UP_NOTE)
 
 
 def knowledge_plan(request: str, note: str) -> TaskPlan:

@@ -25,6 +25,7 @@ from opsgraph.engine import model_calls
 from opsgraph.engine.code_plans import (
     QUESTION_NOTE,
     clauses_of,
+    knowledge_follow_up,
     knowledge_plan,
     knowledge_question,
     question_naming_nothing,
@@ -221,6 +222,7 @@ def make_plan(ctx: RunContext, request: str, history: list[Turn]) -> TaskPlan:
     quick = (knowledge_question(request, history)
              or question_naming_nothing(ctx, request, history)
              or rule_question(ctx, request, history)
+             or knowledge_follow_up(ctx, request, history)
              or single_write(ctx, request, history)
              or single_read(ctx, request, history))
     if quick is not None:

@@ -74,11 +74,13 @@ _VERB_WORDS = {
 }
 _CANCELS = re.compile(r"\b(?:cancel|scrap|call\w*\s+off)", re.IGNORECASE)
 # How a question about a rule, a price or a time limit opens ("how late can I cancel",
-# "how much notice", "what's the joining fee", "until when can we cancel"): the knowledge
-# base answers it, whatever court, class, event or day it names. Asked without "?" too
-# ("how long is a gift voucher valid for"): these openings are never an order.
+# "how much notice", "what's the joining fee", "until when can we cancel"), or about how a
+# thing is done ("how do I make a complaint?"): the knowledge base answers it, whatever
+# court, class, event or day it names. Asked without "?" too ("how long is a gift voucher
+# valid for"): these openings are never an order.
 _ASKED_RULE = (r"how\s+(?:late|long|soon|early|far|deep|big|wide|old|tall|many\s+times|"
                r"much\s+notice|much\s+(?:is|are|does|do|per|for|would|will|to|extra)\b)"
+               r"|how\s+(?:do|can|should)\s+(?:i|we|you|members?|guests?|staff)\b"
                r"|until\s+when|by\s+when|what\s+does\b[^.!?]*\bcost")
 _NAMED_RULE = (r"what(?:'s|s|\s+is|\s+are)?\s+the\s+(?:[\w-]+\s+){0,3}?(?:deadline|fees?|"
                r"prices?|cost|charge|supplement|minimum|maximum|limit|rules?|policy|notice|"
