@@ -118,7 +118,8 @@ HEAVY = {
                       "models); the package 117-167",
     "opsgraph.harness": "20-78 (harness.spec 20-22, .changes 20-33, .validate 45-51, "
                         ".diagram 47-60, .versions 51-78)",
-    "opsgraph.resolve": "33-39",
+    "opsgraph.resolve.resolver": "36-38 (with phonenumbers and rapidfuzz; 2026-12-05, from the "
+                                 "byte-compiled copy); the package alone, its mentions, 2",
     "opsgraph.api.response_models": "20-23 (api.inbox_models with it 25-43)",
 }
 HEAVY_MARK = re.compile(r"#\s*heavy:\s*(\S+)\s*\(cold start\)")

@@ -12,7 +12,8 @@ from pymongo.database import Database
 
 from opsgraph.operations.base import Context
 from opsgraph.principal import Principal, parse_channel, parse_role
-from opsgraph.resolve import Resolution, resolve_request
+from opsgraph.resolve import Resolution
+from opsgraph.resolve.resolver import resolve_request
 from opsgraph.resolve.score import clock_at
 from opsgraph.store.scope import TenantScope
 from tests.seeded import seeded_database

@@ -12,8 +12,8 @@ from pymongo.database import Database
 
 from opsgraph.operations.base import Context
 from opsgraph.principal import Principal, parse_channel, parse_role
-from opsgraph.resolve import resolve_request
 from opsgraph.resolve.mentions import Mention
+from opsgraph.resolve.resolver import resolve_request
 from opsgraph.resolve.score import anchor_of, clock_at
 from opsgraph.resolve.shifts import find_shift
 from opsgraph.store.scope import TenantScope

@@ -18,7 +18,7 @@ from opsgraph.bench.report import Row
 from opsgraph.bench.scale import LARGE_TENANT
 from opsgraph.operations.base import Context
 from opsgraph.principal import Principal, Role
-from opsgraph.resolve import resolve_request
+from opsgraph.resolve.resolver import resolve_request
 from opsgraph.store.scope import TenantScope
 
 TARGET_MS = 10.0

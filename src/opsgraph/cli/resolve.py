@@ -47,8 +47,7 @@ def _mention_line(m: dict[str, Any]) -> str:
 
 def cmd_resolve(args: argparse.Namespace) -> int:
     from opsgraph.operations.base import Context
-    from opsgraph.resolve import resolve_request
-    from opsgraph.resolve.resolver import zone_of
+    from opsgraph.resolve.resolver import resolve_request, zone_of
     from opsgraph.store.scope import TenantScope
 
     if not args.text.strip():

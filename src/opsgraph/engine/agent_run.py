@@ -19,13 +19,7 @@ from opsgraph.engine.memory import recent_exchange
 from opsgraph.engine.plan import PlannedTask
 from opsgraph.engine.pre_search import PreSearch, pre_search
 from opsgraph.engine.read_answer import answer_from_passages, passage_messages
-from opsgraph.engine.slot_reading import (
-    SlotReading,
-    checked_tools,
-    direct_calls,
-    pick_free,
-    read_slots,
-)
+from opsgraph.engine.slot_reading import SlotReading, checked_tools, direct_calls, pick_free
 from opsgraph.engine.state import TaskResult
 from opsgraph.engine.tool_loop import AskModel, Decided, LoopResult, OnProposal, run_tool_loop
 from opsgraph.faults import crash_point
@@ -144,7 +138,7 @@ def run_agent(ctx: RunContext, agent: AgentSpec, task: PlannedTask,
                               overrides=ctx.model_overrides)
     acts = agent.kind == "action"
     answers = searches_first(agent)
-    reading = read_slots(ctx, agent, task, ctx.tasks_planned > 1) if acts else SlotReading()
+    reading = read_slots(ctx, agent, task) if acts else SlotReading()
     pick_free(tools, reading)
     asked = reading.question()
     if asked is not None:  # ask, don't guess: no model call until the person picks one
@@ -186,6 +180,16 @@ def run_agent(ctx: RunContext, agent: AgentSpec, task: PlannedTask,
         # find, or asks which reading is meant): that, not the raw reads, is what it found.
         result.findings = []
     return result
+
+
+def read_slots(ctx: RunContext, agent: AgentSpec, task: PlannedTask) -> SlotReading:
+    """An action agent's typed slots as the resolver reads them in the task's words."""
+    # Only an action agent's task reads its words with the resolver: a run whose agents
+    # only read (the usual first request) never imports it.
+    # heavy: opsgraph.resolve.resolver (cold start)
+    from opsgraph.engine import slot_filling
+
+    return slot_filling.read_slots(ctx, agent, task, ctx.tasks_planned > 1)
 
 
 def direct_proposals() -> bool:

@@ -57,13 +57,13 @@ from opsgraph.engine.request_words import (
     split_clauses,
     verb_agrees,
 )
-from opsgraph.engine.slot_reading import resolution_of
 from opsgraph.gates import decide
 from opsgraph.knowledge.embeddings import get_embedder
 from opsgraph.principal import WRITE_VERBS
 from opsgraph.registry.loader import get_registry
 from opsgraph.registry.ranker import rank_agents
 from opsgraph.registry.spec import AgentSpec
+from opsgraph.resolve.mentions import Resolution
 from opsgraph.resolve.slots import candidates_for
 
 KNOWLEDGE_SCORE = 0.3
@@ -173,6 +173,17 @@ def _knowledge_ranks_first(text: str) -> bool:
     best += [r for clause in clauses_of(text) for r in rank_agents(clause, top_k=1)]
     return bool(best) and all(r.domain == "knowledge" and r.score >= KNOWLEDGE_SCORE
                               for r in best)
+
+
+def resolution_of(ctx: RunContext, text: str, history: list[Turn]) -> Resolution:
+    """What the resolver reads in `text` with the recent turns (`engine.slot_filling`: read
+    once per run)."""
+    # Only the rules that look for records or days in a request read it with the resolver:
+    # a lookup or a knowledge question planned by code does not import it.
+    # heavy: opsgraph.resolve.resolver (cold start)
+    from opsgraph.engine import slot_filling
+
+    return slot_filling.resolution_of(ctx, text, history)
 
 
 def question_naming_nothing(ctx: RunContext, request: str,
