@@ -48,7 +48,7 @@ PACKAGE = "opsgraph"
 
 # Lowest first. A part may import its own modules and parts of lower layers only.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    (PACKAGE, "errors", "status_words", "cycles", "yaml_text"),
+    (PACKAGE, "errors", "status_words", "cycles", "yaml_text", "lazy_build"),
     ("secrets",),  # read by settings when a deployment names its secrets by ARN
     ("settings", "faults"),
     ("telemetry",),  # logs, metrics, traces: read settings, used from the store up

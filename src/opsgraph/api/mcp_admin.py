@@ -55,6 +55,7 @@ from opsgraph.api.request_models import KnowledgeDocumentRequest, TenantModelsRe
 from opsgraph.engine.answer_log import answer_log as log
 from opsgraph.errors import Forbidden, OpsgraphError, Unauthorized
 from opsgraph.knowledge import admin
+from opsgraph.lazy_build import LazyModel
 from opsgraph.models.overrides import model_settings, set_overrides
 from opsgraph.principal import Principal, Role
 from opsgraph.registry.loader import get_registry
@@ -73,7 +74,7 @@ MAY_FORCE = "harness_agent_may_force"
 """The tenant setting that lets an agent force an activation over failing tests."""
 
 
-class _Args(BaseModel):
+class _Args(LazyModel):
     # strict: a JSON `true` is not version 1, nor "1" a number (a caller's mistake is named)
     model_config = ConfigDict(extra="forbid", strict=True)
 

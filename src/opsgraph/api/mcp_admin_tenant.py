@@ -13,17 +13,18 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from opsgraph.api.catalog import agents_for
 from opsgraph.api.catalogue_admin import KEY_PATTERN, CatalogueObjectRequest
 from opsgraph.api.db import db
 from opsgraph.api.first_run import read_tenant_settings, set_tenant_settings
+from opsgraph.lazy_build import LazyModel
 from opsgraph.operations.catalogue_admin import list_objects, put_object, remove_object
 from opsgraph.principal import Principal
 
 
-class SettingsArgs(BaseModel):
+class SettingsArgs(LazyModel):
     """`settings_set`: what an agent may change of the tenant's settings."""
 
     model_config = ConfigDict(extra="forbid")
@@ -54,13 +55,13 @@ def catalogue(principal: Principal, args: Any) -> dict[str, Any]:
     return {"agents": agents_for(principal)}
 
 
-class CatalogueTypeArg(BaseModel):
+class CatalogueTypeArg(LazyModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     type: str | None = Field(None, description="Only objects of this type (resource, class, "
                                                "event, plan, product, price_list).")
 
 
-class CatalogueKeyArg(BaseModel):
+class CatalogueKeyArg(LazyModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     key: str = Field(pattern=KEY_PATTERN, max_length=80, description="The object's key.")
 

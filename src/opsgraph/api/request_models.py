@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, RootModel, field_validator
+from pydantic import AfterValidator, ConfigDict, Field, RootModel, field_validator
 
 from opsgraph.api.limits import MAX_MESSAGE_CHARS, check_message
 from opsgraph.approvals.decisions import Decision
 from opsgraph.engine.thread_ids import THREAD_ID_PATTERN
+from opsgraph.lazy_build import LazyModel
 
 AGENT_NAME_PATTERN = r"^[a-z0-9_]+\.[a-z0-9_]+$"
 MAX_FEEDBACK_CHARS = 2_000
@@ -26,7 +27,7 @@ def _not_blank(text: str) -> str:
     return text
 
 
-class Body(BaseModel):
+class Body(LazyModel):
     """A request body: unknown fields are refused, not ignored."""
 
     model_config = ConfigDict(extra="forbid")
@@ -139,7 +140,7 @@ class KnowledgeDocumentRequest(Body):
                                 "section).")
 
 
-class EventRequest(BaseModel):
+class EventRequest(LazyModel):
     """`POST /events`: a keep-warm ping, a scheduled job, or SQS-shaped queue records."""
 
     model_config = ConfigDict(extra="allow")

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import ConfigDict, Field, ValidationError, field_validator
 
 from opsgraph.errors import BadInput
+from opsgraph.lazy_build import LazyModel
 from opsgraph.store.search_keys import KEY_FIELDS
 
 Document = dict[str, Any]
@@ -24,7 +25,7 @@ Money = Annotated[float, Field(ge=0)]
 Key = Annotated[str, Field(pattern=r"^[a-z0-9]+(?:-[a-z0-9]+)*$", max_length=80)]
 
 
-class Hours(BaseModel):
+class Hours(LazyModel):
     """Opening hours: [opens, closes] on weekdays and at weekends."""
 
     model_config = ConfigDict(extra="forbid")
@@ -32,7 +33,7 @@ class Hours(BaseModel):
     weekend: tuple[Hhmm, Hhmm]
 
 
-class CatalogueObject(BaseModel):
+class CatalogueObject(LazyModel):
     """What every catalogue object has."""
 
     model_config = ConfigDict(extra="forbid")
@@ -100,7 +101,7 @@ class Product(CatalogueObject):
     vat_rate: float = Field(ge=0, le=1)
 
 
-class PriceItem(BaseModel):
+class PriceItem(LazyModel):
     model_config = ConfigDict(extra="forbid")
     name: str = Field(min_length=1)
     price: Money

@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BeforeValidator, ConfigDict, Field
 
+from opsgraph.lazy_build import LazyModel
 from opsgraph.principal import Principal, Role
 from opsgraph.store.scope import TenantScope
 
@@ -46,7 +47,7 @@ from it (a day's end, a default window of weeks) never overflows; a moment is re
 its day."""
 
 
-class OpInput(BaseModel):
+class OpInput(LazyModel):
     """Base of every operation input: unknown fields are an error, names are stripped."""
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)

@@ -13,13 +13,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from opsgraph.api.bodies import parse_body
 from opsgraph.engine.thread_ids import THREAD_ID_PATTERN
+from opsgraph.lazy_build import LazyModel
 
 M = TypeVar("M", bound=BaseModel)
 StreamModeName = Literal["values", "updates", "messages-tuple", "messages", "custom",
                          "events", "debug", "tasks", "checkpoints", "tools", "lifecycle"]
 
 
-class ProtocolBody(BaseModel):
+class ProtocolBody(LazyModel):
     """A protocol body: fields opsgraph does not use are ignored."""
 
     model_config = ConfigDict(extra="ignore")
