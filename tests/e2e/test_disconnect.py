@@ -33,7 +33,8 @@ def test_a_decision_whose_client_hangs_up_still_resumes_the_run(
     server.write_script({"plan": {"tasks": [{"id": "t1", "domain": "knowledge",
                                              "operation": "search", "instruction": "hours",
                                              "depends_on": []}]},
-                         "turns": {"t1": [{"content": "6am."}]}, "synthesis": "6am."})
+                         "turns": {"t1": [{"content": "We open at 7am on weekdays."}]},
+                         "synthesis": "We open at 7am on weekdays."})
     reply = http.post("/v1/runs", json={"message": "thanks", "thread_id": thread},
                       headers=headers_for("staff", "demo"))
     assert reply.status_code == 200, reply.text
