@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import json
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -98,6 +100,44 @@ def test_openai_needs_a_base_url(monkeypatch: pytest.MonkeyPatch) -> None:
     assert model.model_name == "llama3.1"
     assert model.openai_api_base == "http://127.0.0.1:9/v1"
     assert model.openai_api_key.get_secret_value() == "not-needed"
+
+
+class _Completions(BaseHTTPRequestHandler):
+    """A chat-completions endpoint that keeps each request body and answers "ok"."""
+
+    bodies: ClassVar[list[dict[str, Any]]] = []
+
+    def do_POST(self) -> None:
+        length = int(self.headers["Content-Length"])
+        self.bodies.append(json.loads(self.rfile.read(length)))
+        reply = json.dumps({
+            "id": "c1", "object": "chat.completion", "created": 0, "model": "m",
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": "ok"}}],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(reply)))
+        self.end_headers()
+        self.wfile.write(reply)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_openai_requests_ask_for_temperature_zero(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Unset, a local server samples at its default (0.8 on llama-cpp-python and Ollama).
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Completions)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{server.server_port}/v1")
+        reply = get_chat_model("openai:qwen").invoke("hello")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert reply.text == "ok"
+    assert _Completions.bodies[-1]["temperature"] == 0
+    assert _Completions.bodies[-1]["model"] == "qwen"
 
 
 def test_llamacpp_checks_path_and_extra(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from opsgraph.errors import BadInput
+from opsgraph.models.openai import TEMPERATURE
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -34,6 +35,7 @@ def build_llamacpp_model(path: str, *, rate_limiter: BaseRateLimiter | None = No
                        field="model") from None
     try:
         model: BaseChatModel = ChatLlamaCpp(model_path=str(gguf), n_ctx=CONTEXT_TOKENS,
+                                            temperature=TEMPERATURE,
                                             rate_limiter=rate_limiter)
     except ImportError:
         raise BadInput(f"model: llamacpp: specs need llama-cpp-python; install it: "

@@ -19,6 +19,11 @@ if TYPE_CHECKING:
 LOCAL_API_KEY: Final = "not-needed"
 TIMEOUT_S: Final = 300.0
 MAX_RETRIES: Final = 3
+TEMPERATURE: Final = 0.0
+"""Sent with every request: an operations assistant should give the same plan, call and
+answer to the same request. Left unset, a local server samples at its own default (0.8 on
+llama-cpp-python's server and Ollama), and on the knowledge set the same questions then
+swapped between right and wrong from run to run."""
 
 
 def build_openai_model(name: str, *, rate_limiter: BaseRateLimiter | None = None,
@@ -40,6 +45,7 @@ def build_openai_model(name: str, *, rate_limiter: BaseRateLimiter | None = None
         api_key=os.environ.get("OPENAI_API_KEY") or LOCAL_API_KEY,  # type: ignore[arg-type]
         timeout=TIMEOUT_S,
         max_retries=MAX_RETRIES,
+        temperature=TEMPERATURE,
         stream_usage=True,
         rate_limiter=rate_limiter,
     )
