@@ -4,6 +4,8 @@ rollback, the audit trail, and saves and activations that race."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -13,7 +15,7 @@ import pytest
 from opsgraph import audit
 from opsgraph.errors import Conflict, NotFound
 from opsgraph.harness import versions
-from opsgraph.harness.spec import BUILTIN
+from opsgraph.harness.spec import BUILTIN, HarnessDoc, builtin_doc
 from opsgraph.harness.validate import HarnessInvalid
 from opsgraph.store.scope import TenantScope
 
@@ -43,6 +45,29 @@ def test_nothing_saved_the_builtin_is_active(scope: TenantScope) -> None:
     assert [(r["version"], r["active"]) for r in rows] == [(0, True)]
     got = versions.get(scope)
     assert got["version"] == 0 and got["active"] and got["doc"]["steps"] == BUILTIN["steps"]
+
+
+def test_the_builtin_document_is_the_builtin_validated() -> None:
+    """`builtin_doc` is made without validation: it equals the validated constant, set
+    fields and all (an `exclude_unset` dump is how a document is compared and saved)."""
+    made, validated = builtin_doc(), HarnessDoc.model_validate(BUILTIN)
+    assert made == validated
+    assert made.model_fields_set == validated.model_fields_set
+    assert [s.model_fields_set for s in made.steps] == [s.model_fields_set
+                                                        for s in validated.steps]
+    assert made.budget.model_fields_set == validated.budget.model_fields_set
+    for options in ({}, {"exclude_unset": True}):
+        assert made.model_dump(mode="json", by_alias=True, **options) == \
+            validated.model_dump(mode="json", by_alias=True, **options)
+
+
+def test_a_run_on_the_builtin_builds_no_harness_model() -> None:
+    code = ("from opsgraph.harness import spec; doc = spec.builtin_doc(); "
+            "print([c.__name__ for c in (spec.HarnessDoc, spec.Supervisor, spec.Budget) "
+            "if c.__pydantic_complete__], doc.steps[0].message, doc.budget.steps)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.split() == ["[]", "{{message}}", "20"]
 
 
 def test_saves_are_numbered_from_one_and_immutable(scope: TenantScope) -> None:

@@ -53,7 +53,6 @@ from opsgraph.errors import RunAborted, StepFailed
 from opsgraph.harness import patterns, versions
 from opsgraph.harness import spec as hs_spec
 from opsgraph.harness.templates import render
-from opsgraph.harness.versions import BUILTIN_DOC
 from opsgraph.principal import WRITE_VERBS
 from opsgraph.registry.loader import get_registry
 
@@ -97,7 +96,7 @@ def _fall_back(ctx: RunContext, state: HarnessState, step_id: str, exc: BaseExce
                       "error": str(exc) or type(exc).__name__}
     ctx.seconds_budget = None  # the built-in answers: the safety net has no deadline
     state.vars = {}
-    state.position = BUILTIN_DOC.steps[0].id
+    state.position = hs_spec.builtin_doc().steps[0].id
 
 
 def harness(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
@@ -107,7 +106,7 @@ def harness(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         return {}
     emit = get_stream_writer()
     hs = state.harness.model_copy(deep=True)
-    doc = BUILTIN_DOC if hs.fallback is not None else load_version(ctx, hs.version)
+    doc = hs_spec.builtin_doc() if hs.fallback is not None else load_version(ctx, hs.version)
     ctx.seconds_budget = seconds_budget(hs, doc)
     update: dict[str, Any] = {}
     if hs.waiting is not None:  # the supervisor's (or agent's) work is back
@@ -141,7 +140,7 @@ def harness(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
             if hs.fallback is not None or hs.version == 0:
                 raise
             _fall_back(ctx, hs, step_id, exc)
-            doc = BUILTIN_DOC
+            doc = hs_spec.builtin_doc()
             env = environment(ctx, hs)
             continue
         match outcome:

@@ -9,10 +9,11 @@ loser takes the next one.
 `harness_active` holds one record per tenant (`_id` = the tenant): the active version and a
 copy of its document (so that `active`, run at the start of every run, is one read by key),
 the stack of versions it replaced (what `rollback` returns to) and the history of
-activations. Version 0 is the built-in harness (`spec.BUILTIN`): never stored, active when
-nothing else was activated. Every activation and rollback moves the pointer by
-compare-and-set on the version it replaced and leaves an audit row (operation
-`harness.activate` or `harness.rollback`, change id `harness`).
+activations. Version 0 is the built-in harness (`spec.BUILTIN`, as a document
+`spec.builtin_doc()`): never stored, active when nothing else was activated. Every
+activation and rollback moves the pointer by compare-and-set on the version it replaced and
+leaves an audit row (operation `harness.activate` or `harness.rollback`, change id
+`harness`).
 
 Documents are stored as their JSON text: prompt names and metadata keys are the tenant's
 own strings, which a store may refuse as field names (`$`, `.`).
@@ -32,7 +33,7 @@ from pymongo.errors import DuplicateKeyError
 from opsgraph import audit
 from opsgraph.errors import BadInput, Conflict, NotFound
 from opsgraph.harness.changes import diff
-from opsgraph.harness.spec import BUILTIN, HarnessDoc
+from opsgraph.harness.spec import HarnessDoc, builtin_doc
 from opsgraph.harness.validate import validate
 from opsgraph.store.scope import Document, TenantScope
 
@@ -43,7 +44,6 @@ AUDIT_ID = "harness"
 HISTORY_KEPT = 200
 NOTE_MAX = 500
 _SAVE_TRIES = 50
-BUILTIN_DOC = HarnessDoc.model_validate(BUILTIN)
 
 Target = Callable[[Document], tuple[int, HarnessDoc]]
 """Where a move goes, decided from the pointer as it is read."""
@@ -88,7 +88,7 @@ def save(scope: TenantScope, doc: object, *, actor: str, note: str = "",
 def load(scope: TenantScope, version: int) -> HarnessDoc:
     """The document of one version (0: the built-in harness)."""
     if version == 0:
-        return BUILTIN_DOC
+        return builtin_doc()
     return HarnessDoc.model_validate(json.loads(_record(scope, version)["doc"]))
 
 
@@ -97,7 +97,7 @@ def active(scope: TenantScope) -> tuple[int, HarnessDoc]:
     pointer = scope[ACTIVE].find_one({"_id": scope.tenant_id},
                                      projection={"version": 1, "doc": 1})
     if pointer is None or not pointer.get("version"):
-        return 0, BUILTIN_DOC
+        return 0, builtin_doc()
     return int(pointer["version"]), HarnessDoc.model_validate(json.loads(pointer["doc"]))
 
 
@@ -109,7 +109,7 @@ def get(scope: TenantScope, version: int | None = None) -> dict[str, Any]:
     if version == 0:
         return {"version": 0, "active": current == 0, "created_at": None,
                 "created_by": "opsgraph", "note": "the built-in harness",
-                "doc": json.loads(_dump(BUILTIN_DOC))}
+                "doc": json.loads(_dump(builtin_doc()))}
     record = _record(scope, version)
     return {"version": version, "active": version == current,
             "created_at": _iso(record["created_at"]), "created_by": record["created_by"],
@@ -125,8 +125,8 @@ def list_versions(scope: TenantScope) -> list[dict[str, Any]]:
     for entry in pointer.get("history", []):
         activated[entry["version"]] = entry["at"]
     rows = [{"version": 0, "active": current == 0, "created_at": None, "created_by": "opsgraph",
-             "note": "the built-in harness", "steps": len(BUILTIN_DOC.steps),
-             "tests": len(BUILTIN_DOC.tests), "activated_at": _iso(activated.get(0)),
+             "note": "the built-in harness", "steps": len(builtin_doc().steps),
+             "tests": len(builtin_doc().tests), "activated_at": _iso(activated.get(0)),
              "last_test": _test_json(pointer.get("builtin_test"))}]
     for record in scope[VERSIONS].find({}, sort=[("version", ASCENDING)],
                                        projection={"doc": 0}):
