@@ -28,6 +28,7 @@ from pymongo.errors import DuplicateKeyError
 from opsgraph.approvals.fields import change_fields
 from opsgraph.audit import record_transition
 from opsgraph.errors import BadInput, Conflict, NotFound
+from opsgraph.lazy_build import LazyModel
 from opsgraph.operations.base import Preview
 from opsgraph.operations.currency import DEFAULT_CURRENCY, currency_code
 from opsgraph.operations.invoke import new_change_id
@@ -55,8 +56,9 @@ FINAL: tuple[Status, ...] = (*DECIDED, "orphaned", "withdrawn")
 withdrawn one's run was cancelled, or learns it from the change it waited for)."""
 
 
-class ProposingRun(BaseModel):
-    """One run that proposed a change: its thread, task and the task's attempt."""
+class ProposingRun(LazyModel):
+    """One run that proposed a change: its thread, task and the task's attempt. (Built on
+    first use, as `PendingChange` is: a request that proposes no change reads none.)"""
 
     model_config = ConfigDict(extra="ignore", frozen=True)
 
@@ -65,7 +67,7 @@ class ProposingRun(BaseModel):
     attempt: int = 0
 
 
-class PendingChange(BaseModel):
+class PendingChange(LazyModel):
     """One pending change as stored; decision fields fill in as the change moves."""
 
     model_config = ConfigDict(populate_by_name=True, extra="ignore", frozen=True)

@@ -12,17 +12,18 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
 from opsgraph.approvals.pending import COLLECTION, DECIDED, get_change, lease_end, utcnow
 from opsgraph.errors import Conflict
+from opsgraph.lazy_build import LazyModel
 from opsgraph.store.scope import TenantScope
 
 Outcome = Literal["applied", "failed", "rejected", "revise", "expired"]
 """How a change ended, as the run waiting on it is told (`superseded` is `revise`)."""
 
 
-class ResumeValue(BaseModel):
+class ResumeValue(LazyModel):
     """The decision handed to the run paused on a change when it resumes, one for each
     way it comes: a decision (`Decided.resume_value`, with the decider), an expiry the
     decider met, the expiry job. It travels through the graph's checkpoint as plain data

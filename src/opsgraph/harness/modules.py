@@ -16,16 +16,17 @@ from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from opsgraph.errors import BadInput
+from opsgraph.lazy_build import LazyModel
 
 FOLDER = Path(__file__).with_name("modules")
 SETTING = "modules"
 """The tenant setting: the names of its enabled modules."""
 
 
-class Module(BaseModel):
+class Module(LazyModel):
     """One shipped module."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
