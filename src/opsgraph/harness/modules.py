@@ -54,7 +54,10 @@ def shipped() -> dict[str, Module]:
 
 def enabled(names: Sequence[str]) -> list[Module]:
     """The modules a tenant enabled (its setting, read once per run), in the order it named
-    them (unknown names, e.g. of a module a later opsgraph removed, are skipped)."""
+    them (unknown names, e.g. of a module a later opsgraph removed, are skipped). A tenant
+    that enabled none reads none (a run reads no module file and builds no `Module`)."""
+    if not names:
+        return []
     modules = shipped()
     return [modules[name] for name in names if name in modules]
 
