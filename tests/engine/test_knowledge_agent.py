@@ -109,7 +109,7 @@ def test_the_pre_read_answer_is_one_call_with_the_passages_and_no_tools(
     assert stage == "task" and messages[0].content == PASSAGE_RULES
     shown = str(messages[-1].content)
     assert "Dogs are welcome on the terrace only." in shown  # the exchange it follows
-    assert 'Question: "and what about guide dogs?"' in shown
+    assert "Question: and what about guide dogs?" in shown
     assert DATA_NOTICE in shown and re.search(r"^\[[\w#-]+\] .+", shown, re.MULTILINE)
     assert all(not tools for tools in offered), offered  # no tool was offered
     assert of(events, "answer")[-1]["text"] == "Assistance dogs are welcome inside."
@@ -135,9 +135,36 @@ def test_an_answer_stating_figures_no_passage_states_is_sent_back_once(
     assert of(events, "plan")[0]["tasks"][0]["domain"] == "knowledge"  # planned by code
     assert finished(events)["usage"]["model_calls"] == 2
     retry = str(prompts.calls[1][1][-1].content)
-    assert retry.startswith("No passage states 17.")
+    assert retry.startswith("No passage states 17:")
     assert of(events, "answer")[-1]["text"] == answer
     assert statuses(events) == {"t1": "completed"}
+
+
+@pytest.mark.usefixtures("demo_db")
+@pytest.mark.parametrize(("turns", "calls", "answer"), [
+    # the club's hours read as the sauna's: sent back once, naming the word
+    (["The sauna is open 08:00 to 20:00 at weekends.", "The knowledge base does not say."],
+     2, "The knowledge base does not say."),
+    # a second answer about it is not passed on
+    (["The sauna is open 08:00 to 20:00 at weekends.", "The sauna closes on 25 December."],
+     2, "The knowledge base does not say."),
+    # an answer that declines may name it: no second call
+    (["The sauna's hours are not covered.", "unused"], 1, "The sauna's hours are not covered."),
+])
+def test_an_answer_about_what_the_knowledge_base_never_mentions_is_sent_back_once(
+        script: Any, monkeypatch: pytest.MonkeyPatch, turns: list[str], calls: int,
+        answer: str) -> None:
+    from tests.engine.helpers import record_prompts
+
+    prompts = record_prompts(monkeypatch)
+    model = script({"turns": {"t1": [{"content": text} for text in turns]}})
+    events = chat(person("staff"), "what are the sauna opening hours?", model)
+    assert of(events, "plan")[0]["tasks"][0]["domain"] == "knowledge"
+    assert finished(events)["usage"]["model_calls"] == calls
+    if calls == 2:
+        retry = str(prompts.calls[1][1][-1].content)
+        assert retry.startswith("The knowledge base never mentions sauna:")
+    assert of(events, "answer")[-1]["text"] == answer
 
 
 def test_the_first_message_holds_the_hits_as_data_and_the_sections_read(tools: Any) -> None:

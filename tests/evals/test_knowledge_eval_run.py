@@ -97,3 +97,18 @@ def test_the_knowledge_agent_alone_answers_without_the_planner(
     # answer from the pre-read passages came back as a read call, so the loop ran its
     # two turns); the supervisor's run makes those calls too
     assert alone["model_calls"] == 3 <= cases["agent"]["model_calls"]
+
+
+def test_what_a_task_read_is_its_text_not_its_json() -> None:
+    from opsgraph.evals.knowledge_eval import _texts
+    from opsgraph.knowledge.figures import quantities
+
+    section = {"text": "The first on the waitlist has\n12 hours to accept it."}
+    record = {"calls": [{"tool": "knowledge_read_section", "ok": True,
+                         "result": json.dumps(section)},
+                        {"tool": "knowledge_read_section", "ok": True,
+                         "result": json.dumps(section)[:40] + "…"}]}  # trimmed
+    read = _texts(record)
+    assert "The first on the waitlist has\n12 hours to accept it." in read
+    assert "12" in quantities(" ".join(read))
+    assert "12" not in quantities(json.dumps(record))  # what the scorer was reading: "\n12"

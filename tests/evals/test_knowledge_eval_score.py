@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from opsgraph.evals.knowledge_score import declines, score_answer
+from opsgraph.evals.knowledge_score import score_answer
+from opsgraph.knowledge.declines import declines
 from opsgraph.knowledge.figures import contains, normalise, quantities
 
 COURT = ("Cancel at least 24 hours before the start time and there is no charge. Late "

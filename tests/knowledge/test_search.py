@@ -94,5 +94,6 @@ def test_the_index_is_cached_per_tenant_and_rebuilt_on_change(
 def test_an_empty_base_has_an_empty_index() -> None:
     index = Index([])
     assert index.entries == () and index.search("anything") == []
+    assert index.unknown_words("the sauna's hours") == ["sauna", "hours"]
     with pytest.raises(ValueError, match="at least one labelled question"):
         recall_at(index, [], "hybrid")

@@ -40,6 +40,19 @@ def test_search_without_a_match_says_what_to_try(shared_db: Database[Document]) 
     assert "knowledge_grep" in out["result"]["hint"]
 
 
+@pytest.mark.parametrize(("query", "unknown"), [
+    ("what are the sauna opening hours?", ["sauna"]),
+    ("how much is a padel court at the weekend, or for a wedding?", ["padel", "wedding"]),
+    # other forms of words the base uses are known: restringing, mornings, cancellations
+    ("restring my racket on sunday mornings; cancellation deadline", None),
+    ("what time do you open on sunday", None),
+])
+def test_search_names_the_query_words_nothing_in_the_base_uses(
+        shared_db: Database[Document], query: str, unknown: list[str] | None) -> None:
+    out = call(shared_db, Role.VISITOR, "knowledge.search", {"query": query})["result"]
+    assert out.get("unknown_words") == unknown
+
+
 def test_search_filters_by_document_fields(shared_db: Database[Document]) -> None:
     out = call(shared_db, Role.MEMBER, "knowledge.search",
                {"query": "cancel", "filters": {"slug": "membership-plans"}})["result"]

@@ -156,7 +156,8 @@ def run_agent(ctx: RunContext, agent: AgentSpec, task: PlannedTask,
     ask = _asker(ctx, spec, task.id, checkpointed=acts)
     if found is not None and found.passages:  # one call from what was read, no tools
         answered = answer_from_passages(ask, passage_messages(ctx, spec, task, found,
-                                                              ctx.tasks_planned > 1))
+                                                              ctx.tasks_planned > 1),
+                                        found.unknown_words)
         if answered is not None:
             with_pre_search(answered, found)
             answered.findings = []  # its answer, not the raw reads, is what it found

@@ -49,6 +49,8 @@ class PreSearch:
     sources: list[Source] = field(default_factory=list)
     passages: list[str] = field(default_factory=list)
     """What was read, one passage each: `[id] title` and its text."""
+    unknown_words: list[str] = field(default_factory=list)
+    """The query's words that nothing in the knowledge base uses (`Index.unknown_words`)."""
 
 
 def search_query(instruction: str, message: str) -> str:
@@ -88,6 +90,7 @@ def pre_search(tools: Mapping[str, BoundTool], instruction: str, message: str
     done = PreSearch(block="")
     found = _call(tools, SEARCH, {"query": query}, done)
     hits: list[dict[str, Any]] = list((found or {}).get("results") or [])
+    done.unknown_words = [str(w) for w in (found or {}).get("unknown_words") or []]
     read: list[tuple[dict[str, Any], str]] = []
     budget = READ_CHARS
     for hit in hits:

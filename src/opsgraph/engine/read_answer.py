@@ -6,19 +6,27 @@ questions right although its pre-search had read the right section for most of t
 navigated away, quoted tool talk, or guessed. One call handed the top passages and the
 question (the eval's baseline) answered 32. So when the pre-search read something, the
 agent's first call is that call: the passages, the recent exchange and the question, no
-tools, and the rule to say the knowledge base does not say rather than guess. A reply with
-no text (a model that calls a tool anyway) hands over to the tool loop, as when nothing was
-read.
+tools, and the rule to say it does not know rather than guess. A reply with no text (a
+model that calls a tool anyway) hands over to the tool loop, as when nothing was read.
+
+The wording is measured, at temperature 0 on the six questions the 1.5B model got wrong with
+the right section in front of it (2026-12-05): the question quoted as a JSON string and the
+rule "say that the knowledge base does not say" made it answer "The knowledge base does not
+say." to four of them; the question as written and "say that you do not know" answered all
+six (five right).
 
 Code checks the figures: an answer stating a price, time, duration or count that none of
 the passages, the question or the conversation states (a small model's guess: "the sauna is
 open 13:00 to 23:00", "£35 per kWh" for 35p) is sent back once, naming the figures; a second
-such answer is replaced by saying the knowledge base does not say.
+such answer is replaced by saying the knowledge base does not say. An answer that does not
+decline but uses a word of the question that nothing in the knowledge base uses ("the padel
+court costs £8 per hour", the tennis court's price) is sent back once too, naming the word.
 """
 
 from __future__ import annotations
 
-import json
+import re
+from collections.abc import Sequence
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
@@ -28,7 +36,9 @@ from opsgraph.engine.plan import PlannedTask
 from opsgraph.engine.pre_search import PreSearch
 from opsgraph.engine.slot_reading import task_words
 from opsgraph.engine.tool_loop import AskModel, LoopResult
+from opsgraph.knowledge.declines import declines
 from opsgraph.knowledge.figures import ungrounded
+from opsgraph.knowledge.search import stem
 from opsgraph.models.factory import get_chat_model
 from opsgraph.models.prompt_cache import cached_system_message
 from opsgraph.tools.contract import DATA_NOTICE
@@ -37,8 +47,7 @@ PASSAGE_RULES = (
     "You answer questions from the staff and members of a club or venue using only the "
     "passages from its knowledge base given with the question. Give the specific numbers, "
     "prices, times, deadlines and conditions the passages state, in a sentence or two. If the "
-    "passages do not answer the question, say that the knowledge base does not say; never "
-    "guess, and never answer a different question.")
+    "passages do not answer the question, say that you do not know; never guess.")
 
 
 def passage_messages(ctx: RunContext, spec: str, task: PlannedTask, found: PreSearch,
@@ -54,30 +63,54 @@ def passage_messages(ctx: RunContext, spec: str, task: PlannedTask, found: PreSe
                       "other one\" in it refer to):", exchange]
     lines += ["", f"Passages from the knowledge base. {DATA_NOTICE}", "",
               "\n\n".join(found.passages), "",
-              f"Question: {json.dumps(question, ensure_ascii=False)}"]
+              f"Question: {' '.join(question.split())}"]
     return [cached_system_message(get_chat_model(spec), PASSAGE_RULES),
             HumanMessage("\n".join(lines))]
 
 
 NOT_SAID = "The knowledge base does not say."
-"""The answer when the model's figures were not in what was read, twice."""
+"""The answer when the model's figures were not in what was read, or it answered about what
+the knowledge base never mentions, twice."""
 
 
-def answer_from_passages(ask: AskModel, messages: list[BaseMessage]) -> LoopResult | None:
-    """The model's answer with no tools offered, its figures checked against the passages
-    (`ungrounded`; one retry), or None when it gave no text."""
+def answer_from_passages(ask: AskModel, messages: list[BaseMessage],
+                         unknown_words: Sequence[str] = ()) -> LoopResult | None:
+    """The model's answer with no tools offered, or None when it gave no text. Checked by
+    code, with one retry naming what is wrong: its figures against the passages
+    (`ungrounded`: a second answer with such figures is replaced by `NOT_SAID`), and, unless
+    it declines, the question's words the knowledge base never uses (`unknown_words`) in
+    it: "the sauna is open 08:00 to 20:00" read off the club's hours."""
     read = str(messages[-1].content)
     text = _reply_text(ask, messages)
     if text is None:
         return None
+    notes = []
     unread = ungrounded(text, read)
     if unread:
+        notes.append(f"No passage states {', '.join(unread)}: use only the figures the "
+                     "passages give.")
+    named = _named(text, unknown_words)
+    if named:
+        notes.append(f"The knowledge base never mentions {', '.join(named)}: if the passages "
+                     "do not answer the question as it was asked, say so.")
+    if notes:
         retry = [*messages, AIMessage(text), HumanMessage(
-            f"No passage states {', '.join(unread)}. Answer again using only the figures "
-            "the passages give, or say that the knowledge base does not say.")]
+            " ".join(notes) + " Answer again, or say that the knowledge base does not say.")]
         again = _reply_text(ask, retry)
-        text = again if again is not None and not ungrounded(again, read) else NOT_SAID
+        text = (again if again is not None and not ungrounded(again, read)
+                and not _named(again, unknown_words) else NOT_SAID)
     return LoopResult(content=text, rounds=0)
+
+
+def _named(answer: str, unknown_words: Sequence[str]) -> list[str]:
+    """The words the knowledge base never uses that an answer which does not decline uses."""
+    return [] if declines(answer) else [w for w in unknown_words if _uses(answer, w)]
+
+
+def _uses(text: str, word: str) -> bool:
+    """Whether `text` has `word` in any form (its stem starts a word: "wedding" in "a
+    wedding's", "restring" in "restringing")."""
+    return re.search(r"\b" + re.escape(stem(word)), text, re.IGNORECASE) is not None
 
 
 def _reply_text(ask: AskModel, messages: list[BaseMessage]) -> str | None:

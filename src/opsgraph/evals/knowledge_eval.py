@@ -109,6 +109,22 @@ def agent_alone() -> tuple[int, Any]:
         "layer": "knowledge"}]})
 
 
+def _texts(value: Any) -> list[str]:
+    """The text a task's record holds, as the model read it: every string in it, and a
+    tool's output (kept as a JSON string) opened up, so that a line break before "12 hours"
+    is a line break, not the "\\n12" that the figures reader takes for an identifier."""
+    if isinstance(value, Mapping):
+        return [t for v in value.values() for t in _texts(v)]
+    if isinstance(value, list):
+        return [t for v in value for t in _texts(v)]
+    if isinstance(value, str) and value[:1] in "{[":
+        try:
+            return _texts(json.loads(value.removesuffix("…")))
+        except ValueError:
+            return [value.replace("\\n", "\n").replace('\\"', '"')]  # trimmed
+    return [str(value)] if value is not None else []
+
+
 def ask_agent(question: Question, model: str, *, alone: bool = False) -> Answer:
     """One run on a new thread (the question's earlier turns seed it): the supervisor's,
     or with `alone` the knowledge agent's without the planner."""
@@ -118,7 +134,7 @@ def ask_agent(question: Question, model: str, *, alone: bool = False) -> Answer:
                             harness=agent_alone() if alone else None):
         name, data = _event(event)
         if name == "task_finished":
-            read.append(json.dumps(data, default=str, ensure_ascii=False))
+            read.extend(_texts(data))
         elif name == "answer":
             text = str(data.get("text") or "")
             sources = [str(s.get("id") or s.get("title") or s) for s in data.get("sources") or []]

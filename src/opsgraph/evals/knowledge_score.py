@@ -16,35 +16,12 @@ hrs" agree, and numbers are matched whole ("£8" is not in "£80").
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from opsgraph.knowledge.declines import declines
 from opsgraph.knowledge.figures import contains, quantities, ungrounded
-
-_DECLINES = re.compile("|".join((
-    r"\b(?:do not|don't|does not|doesn't|did not|didn't|could not|couldn't|cannot|can't|"
-    r"am unable to|unable to|wasn't able to|was not able to|not able to)\s+"
-    r"(?:know|find|see|say|mention|cover|specify|state|include|list|contain|have|locate|"
-    r"confirm|answer|provide)",
-    r"\bno (?:information|details|mention|record|data|price|answer)\b",
-    r"\b(?:cannot|can't|could not|couldn't) be (?:found|determined|confirmed)\b",
-    r"\bnot (?:mentioned|covered|stated|specified|listed|included|documented|available|"
-    r"found|provided|given|in the (?:knowledge|documents|passages|policy|policies))\b",
-    r"\bnothing (?:about|on|in)\b",
-    r"\b(?:please )?(?:ask|contact|check with|speak to) (?:at )?(?:reception|the club manager|"
-    r"the duty manager|a member of staff|staff)\b",
-    r"\bi'?m not sure\b", r"\bnot sure\b",
-    r"\b(?:could|can|would) you (?:clarify|tell me|confirm|say)\b",
-    r"\bdo you mean\b",
-)), re.IGNORECASE)
-
-
-def declines(answer: str) -> bool:
-    """The answer says it does not know, or points the asker elsewhere, or asks back."""
-    return bool(_DECLINES.search(answer)) or answer.rstrip().endswith("?")
-
 
 Fact = str | Sequence[str]
 

@@ -26,6 +26,7 @@ process loads them instead of embedding every entry again.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 import re
@@ -56,6 +57,17 @@ CATALOGUE = "catalogue"
 _CACHE_SIZE = 8
 _VECTOR_CACHE_SIZE = 20_000
 _WORD = re.compile(r"\w+", re.UNICODE)
+_ASKING_WORDS = frozenset({
+    "much", "many", "often", "ever", "please", "thanks", "hello", "anyone", "anything",
+    "someone", "something", "tell", "know",
+    # the people an asker speaks of: who asks, not what is asked about
+    "daughter", "daughters", "sons", "child", "children", "kids", "wife", "husband",
+    "partner", "friend", "friends", "mum", "mom", "dad", "mother", "father", "grandson",
+    "granddaughter", "colleague", "boss"})
+"""Words of asking that are not NLTK stop words, and the people an asker speaks of, that
+no knowledge base need use."""
+_SHORTEST_FORM = 5
+"""The fewest letters a stem needs to stand for the longer words it starts."""
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ed", "es", "s")
 
 
@@ -190,13 +202,39 @@ class Index:
         self._stopwords = _stopwords()
         self._bm25 = bm25s.BM25()
         self._empty = not self.entries
+        corpus = [words(e.searchable, self._stopwords) or [""] for e in self.entries]
+        self._vocabulary = frozenset(w for entry in corpus for w in entry)
+        self._sorted_vocabulary = sorted(self._vocabulary)
         if not self._empty:
-            corpus = [words(e.searchable, self._stopwords) or [""] for e in self.entries]
             self._bm25.index(corpus, show_progress=False)
         self._embed_query = embed_query
         self._vectors: Vectors | None = (
             embed([e.searchable for e in self.entries])
             if embed is not None and not self._empty else None)
+
+    def unknown_words(self, text: str) -> list[str]:
+        """The words of `text` that no entry uses in any form, in order, once each (stop
+        words, words of asking, numbers and words under four letters left out): "what are
+        the sauna opening hours?" → ["sauna"] when nothing mentions a sauna. A form is the
+        same stem as BM25 reads it, or a stem of five letters or more that starts the other
+        ("restring" and "restringing", "smaller" and "small")."""
+        found: list[str] = []
+        for word in _WORD.findall(text.lower()):
+            if (len(word) >= 4 and word.isalpha() and word not in self._stopwords
+                    and word not in _ASKING_WORDS and word not in found
+                    and not self._known(word)):
+                found.append(word)
+        return found
+
+    def _known(self, word: str) -> bool:
+        base = stem(word)
+        if base in self._vocabulary:
+            return True
+        at = bisect.bisect_left(self._sorted_vocabulary, base)
+        if (len(base) >= _SHORTEST_FORM and at < len(self._sorted_vocabulary)
+                and self._sorted_vocabulary[at].startswith(base)):
+            return True  # a longer form: "restr" of "restring", "restringing"
+        return any(word[:n] in self._vocabulary for n in range(_SHORTEST_FORM, len(word)))
 
     def bm25(self, query: str) -> list[tuple[int, float]]:
         """(position, score) of entries sharing a word with the query, best first."""

@@ -93,8 +93,11 @@ def _snippet(text: str) -> str:
 
 
 def search_knowledge(ctx: Context, args: KnowledgeSearch) -> Result:
-    """The best sections and catalogue objects for the query (navigation: no sources)."""
-    hits = index_for(ctx.scope).search(args.query, limit=_RESULTS, filters=args.filters)
+    """The best sections and catalogue objects for the query (navigation: no sources);
+    `unknown_words`: the query's words that nothing in the knowledge base uses (a question
+    about a sauna the club does not have)."""
+    index = index_for(ctx.scope)
+    hits = index.search(args.query, limit=_RESULTS, filters=args.filters)
     results = []
     for hit in hits:
         e = hit.entry
@@ -110,7 +113,10 @@ def search_knowledge(ctx: Context, args: KnowledgeSearch) -> Result:
             "knowledge_grep for an exact string (a clause, an SKU, a wording), "
             "knowledge_find_objects by catalogue fields, or knowledge_outline and "
             "knowledge_file_outline for the tables of contents")
-    return Result({"query": args.query, "results": results, **({"hint": hint} if hint else {})})
+    unknown = index.unknown_words(args.query)
+    return Result({"query": args.query, "results": results,
+                   **({"unknown_words": unknown} if unknown else {}),
+                   **({"hint": hint} if hint else {})})
 
 
 def grep_knowledge(ctx: Context, args: KnowledgeGrep) -> Result:
