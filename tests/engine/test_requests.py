@@ -330,7 +330,7 @@ def test_an_unserved_capability_goes_to_the_nearest_agent_not_invalid_plan(scrip
     model = script({
         "plan": {"tasks": [task("t1", "knowledge", "list",
                                 "Find where staff assemble when the fire alarm goes off")]},
-        "turns": {"t1": [{"content": "Everyone assembles at the front car park."}]},
+        "turns": {"t1": [{"content": "Everyone gathers in the car park by the flagpole."}]},
     })
     events = chat(person("staff"), "remind me where we assemble when the fire alarm goes off",
                   model)
