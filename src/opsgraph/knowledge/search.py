@@ -63,9 +63,14 @@ _ASKING_WORDS = frozenset({
     # the people an asker speaks of: who asks, not what is asked about
     "daughter", "daughters", "sons", "child", "children", "kids", "wife", "husband",
     "partner", "friend", "friends", "mum", "mom", "dad", "mother", "father", "grandson",
-    "granddaughter", "colleague", "boss"})
-"""Words of asking that are not NLTK stop words, and the people an asker speaks of, that
-no knowledge base need use."""
+    "granddaughter", "colleague", "boss",
+    # when: a day or season is a time to read, not a thing the club offers
+    "today", "tonight", "tomorrow", "yesterday", "morning", "mornings", "afternoon",
+    "afternoons", "evening", "evenings", "night", "nights", "weekday", "weekdays", "weekend",
+    "weekends", "christmas", "boxing", "easter", "halloween", "holiday", "holidays",
+    "spring", "summer", "autumn", "winter"})
+"""Words of asking that are not NLTK stop words, the people an asker speaks of and the times
+asked about, that no knowledge base need use."""
 _SHORTEST_FORM = 5
 """The fewest letters a stem needs to stand for the longer words it starts."""
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ed", "es", "s")
