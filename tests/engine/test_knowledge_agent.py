@@ -167,6 +167,22 @@ def test_an_answer_about_what_the_knowledge_base_never_mentions_is_sent_back_onc
     assert of(events, "answer")[-1]["text"] == answer
 
 
+def test_the_date_line_grounds_no_figure_of_a_knowledge_answer() -> None:
+    from opsgraph.engine.read_answer import NOT_SAID, answer_from_passages
+
+    shown = HumanMessage("Today: Saturday 5 December 2026 (2026-12-05), 21:56 UTC.\n\n"
+                         "[squash#_top] Squash\nThe squash court is closed for a new floor.\n\n"
+                         "Question: on what date will the squash court reopen?")
+    made_up = AIMessage("The squash court reopens on Saturday 5 December 2026 at 21:56.")
+    ask = Scripted([made_up, made_up])
+    result = answer_from_passages(ask, [shown])
+    assert result is not None and result.content == NOT_SAID
+    assert len(ask.offered) == 2  # sent back once, naming them, then replaced
+    ask = Scripted([AIMessage("It is closed for a new floor; no date is given.")])
+    result = answer_from_passages(ask, [shown])
+    assert result is not None and len(ask.offered) == 1
+
+
 def test_the_first_message_holds_the_hits_as_data_and_the_sections_read(tools: Any) -> None:
     found = pre_search(tools, LATE_CANCEL, "how late can I cancel?")
     assert found is not None

@@ -49,6 +49,8 @@ PASSAGE_RULES = (
     "passages from its knowledge base given with the question. Give the specific numbers, "
     "prices, times, deadlines and conditions the passages state, in a sentence or two. If the "
     "passages do not answer the question, say that you do not know; never guess.")
+TODAY = "Today: "
+"""How the passages' message starts: the date line (`RunContext.today_line`)."""
 
 
 def passage_messages(ctx: RunContext, spec: str, task: PlannedTask, found: PreSearch,
@@ -57,7 +59,7 @@ def passage_messages(ctx: RunContext, spec: str, task: PlannedTask, found: PreSe
     passages and the question (the person's message, or the task's own words when the plan
     has several tasks)."""
     question = task_words(ctx, task, several_tasks)
-    lines = [f"Today: {ctx.today_line()}."]
+    lines = [f"{TODAY}{ctx.today_line()}."]
     exchange = recent_exchange(ctx.history)
     if exchange:
         lines += ["", "The conversation before the question (what \"it\", \"that\" or \"the "
@@ -82,7 +84,7 @@ def answer_from_passages(ask: AskModel, messages: list[BaseMessage],
     it: "the padel court is £8 an hour" read off the tennis courts' price. The second answer
     stands unless its figures are not grounded (a word is a weaker sign than a figure: "is
     the club open on boxing day?" is answered from "closed on 25 and 26 December")."""
-    read = str(messages[-1].content)
+    read = _without_today(str(messages[-1].content))
     text = _reply_text(ask, messages)
     if text is None:
         return None
@@ -101,6 +103,13 @@ def answer_from_passages(ask: AskModel, messages: list[BaseMessage],
         again = _reply_text(ask, retry)
         text = again if again is not None and not ungrounded(again, read) else NOT_SAID
     return LoopResult(content=text, rounds=0)
+
+
+def _without_today(shown: str) -> str:
+    """What the model was shown less the date line: today's date and clock ground no figure
+    of a knowledge answer ("the squash court reopens on Saturday 5 December at 21:56", "we
+    open at 22:45 tomorrow" were both read off it)."""
+    return "\n".join(line for line in shown.splitlines() if not line.startswith(TODAY))
 
 
 def _named(answer: str, unknown_words: Sequence[str]) -> list[str]:
