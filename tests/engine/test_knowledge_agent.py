@@ -338,3 +338,15 @@ def test_knowledge_agents_carry_the_reading_rules_and_no_search_first_workaround
     joined = " ".join(RULES_KNOWLEDGE)
     for rule in ("number", "deadline", "condition", "clarifying question", "Never guess"):
         assert rule in joined
+
+
+@pytest.mark.parametrize(("text", "word", "used"), [
+    ("A wedding reception costs £10 a head.", "wedding", True),
+    ("We are closed on Wednesday.", "wedding", False),  # "wed", too short a stem to stand
+    ("Restringing costs £22.50.", "restring", True),
+    ("The padel court's price", "padel", True),
+])
+def test_an_answer_uses_a_word_in_any_of_its_forms(text: str, word: str, used: bool) -> None:
+    from opsgraph.engine.read_answer import _uses
+
+    assert _uses(text, word) is used

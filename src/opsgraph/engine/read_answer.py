@@ -118,9 +118,11 @@ def _named(answer: str, unknown_words: Sequence[str]) -> list[str]:
 
 
 def _uses(text: str, word: str) -> bool:
-    """Whether `text` has `word` in any form (its stem starts a word: "wedding" in "a
-    wedding's", "restring" in "restringing")."""
-    return re.search(r"\b" + re.escape(stem(word)), text, re.IGNORECASE) is not None
+    """Whether `text` has `word` in any form (its stem of four letters or more starts a word:
+    "restring" in "restringing"; a shorter stem stands for too much: "wed" of "wedding")."""
+    base = stem(word)
+    return re.search(r"\b" + re.escape(base if len(base) >= 4 else word), text,
+                     re.IGNORECASE) is not None
 
 
 def _reply_text(ask: AskModel, messages: list[BaseMessage]) -> str | None:
