@@ -58,3 +58,17 @@ def test_table_lists_every_row(report: Report) -> None:
     assert table.splitlines()[0].split()[:2] == ["#", "measurement"]
     for row in report.rows:
         assert row.name in table
+
+
+def test_a_run_that_does_not_run_its_scripts_plan_is_a_failure() -> None:
+    """"Find these members" is one lookup planned by code: its one task is not the script's
+    eight, so it must not be timed as the eight-task fan-out."""
+    from opsgraph.bench.drive import BenchFailure, timed_run
+    from opsgraph.bench.environment import bench_environment
+    from opsgraph.bench.scripts import fanout_script
+
+    with bench_environment() as env:
+        spec = env.write_script("fanout", fanout_script(8, 0))
+        assert len(timed_run(env, spec).marks) > 0
+        with pytest.raises(BenchFailure, match="ran tasks \\['t1'\\], not the script's"):
+            timed_run(env, spec, "Find these members")

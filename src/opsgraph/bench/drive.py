@@ -1,16 +1,19 @@
 """Drive one real request through `stream_run` and time its events.
 
-A request that does not complete, or any of whose tasks does not complete, is an error:
-a fast failure must never pass for a fast run.
+A request that does not complete, any of whose tasks does not complete, or that does not run
+the tasks its script plans, is an error: a fast failure, or a request planned some other way
+(code plans a single lookup with no planner call), must never pass for a fast run.
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 import statistics
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
 
@@ -19,6 +22,9 @@ from opsgraph.engine.events import Event
 from opsgraph.errors import OpsgraphError
 
 _sequence = itertools.count(1)
+REQUEST = "Find these members and tell me about each of them"
+"""The bench's request: several people, so the planner plans it (a single lookup such as
+"Find these members" is planned by code, with no planner call, as one task)."""
 
 
 class BenchFailure(OpsgraphError):
@@ -49,6 +55,8 @@ class _Recorder:
 
     def __init__(self, thread_id: str, spec: str) -> None:
         self.thread_id, self.spec = thread_id, spec
+        self.planned = planned_tasks(spec)
+        self.started: set[str] = set()
         self.start = time.perf_counter()
         self.marks: dict[str, float] = {}
         self.failed: list[str] = []
@@ -57,7 +65,9 @@ class _Recorder:
     def see(self, event: Event) -> None:
         """Note one event of the run."""
         self.marks.setdefault(event.event, time.perf_counter() - self.start)
-        if event.event == "task_finished" and event.data.get("status") != "completed":
+        if event.event == "task_started":
+            self.started.add(str(event.data.get("task_id")))
+        elif event.event == "task_finished" and event.data.get("status") != "completed":
             self.failed.append(f"{event.data.get('task_id')}: {event.data.get('status')}")
         elif event.event == "error":
             self.failed.append(str(event.data.get("message")))
@@ -71,10 +81,19 @@ class _Recorder:
             raise BenchFailure(f"run {self.thread_id} with {self.spec} did not complete: "
                                f"{self.finished.get('status')}; "
                                f"{'; '.join(self.failed) or 'no detail'}")
+        if self.started != self.planned:
+            raise BenchFailure(f"run {self.thread_id} with {self.spec} ran tasks "
+                               f"{sorted(self.started)}, not the script's {sorted(self.planned)}")
         usage = self.finished.get("usage")
         usage = usage if isinstance(usage, dict) else {}
         return RunTiming(wall, self.marks, int(usage.get("model_calls", 0)),
                          int(usage.get("input_tokens", 0)) + int(usage.get("output_tokens", 0)))
+
+
+def planned_tasks(spec: str) -> set[str]:
+    """The task ids of a `scripted:` spec's plan."""
+    script = json.loads(Path(spec.removeprefix("scripted:")).read_text(encoding="utf-8"))
+    return {str(task["id"]) for task in script["plan"]["tasks"]}
 
 
 def _start(env: BenchEnv, spec: str, label: str) -> tuple[_Recorder, Iterator[Event]]:
@@ -86,7 +105,7 @@ def _start(env: BenchEnv, spec: str, label: str) -> tuple[_Recorder, Iterator[Ev
                                 model=spec)
 
 
-def timed_run(env: BenchEnv, spec: str, label: str = "Find these members") -> RunTiming:
+def timed_run(env: BenchEnv, spec: str, label: str = REQUEST) -> RunTiming:
     """Run one request on a new thread; raise BenchFailure unless it and its tasks complete."""
     recorder, events = _start(env, spec, label)
     for event in events:
@@ -95,7 +114,7 @@ def timed_run(env: BenchEnv, spec: str, label: str = "Find these members") -> Ru
 
 
 async def timed_async_run(env: BenchEnv, spec: str,
-                          label: str = "Find these members") -> RunTiming:
+                          label: str = REQUEST) -> RunTiming:
     """`timed_run` from an event loop, driven as the HTTP API drives it (a thread per step)."""
     recorder, events = _start(env, spec, label)
     recorder.see(await run_in_threadpool(next, events))

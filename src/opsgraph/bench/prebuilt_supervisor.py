@@ -31,7 +31,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from langchain_core.tools import StructuredTool
 
 from opsgraph.bench.commits import counting_commits
-from opsgraph.bench.drive import BenchFailure, median, median_wall, request_text
+from opsgraph.bench.drive import REQUEST, BenchFailure, median, median_wall, request_text
 from opsgraph.bench.environment import BenchEnv
 from opsgraph.bench.latency import FanoutTimes
 from opsgraph.bench.overhead import CpuPerRequest
@@ -186,11 +186,11 @@ def env_plan(scope: Any) -> Any:
 def _their_cpu(graph: PrebuiltSupervisor, requests: int) -> float:
     """CPU seconds per request of `graph` after warm-up."""
     for _ in range(min(2, requests)):
-        graph.request(request_text("Find these members"))
+        graph.request(request_text(REQUEST))
     gc.collect()
     cpu = time.process_time()
     for _ in range(requests):
-        graph.request(request_text("Find these members"))
+        graph.request(request_text(REQUEST))
     return (time.process_time() - cpu) / requests
 
 
@@ -199,11 +199,11 @@ def supervisor_rows(env: BenchEnv, fanout: FanoutTimes, cpu: CpuPerRequest, runs
     """Wall time at the fan-out latency and CPU at 0 ms: ours ÷ langgraph-supervisor's."""
     saver = get_graph().checkpointer
     slow = PrebuiltSupervisor(env, WORKERS, fanout.latency_ms, saver)
-    their_wall = median([slow.request(request_text("Find these members")) for _ in range(runs)])
+    their_wall = median([slow.request(request_text(REQUEST)) for _ in range(runs)])
     fast = PrebuiltSupervisor(env, WORKERS, 0, saver)
     their_cpu = _their_cpu(fast, cpu_requests)
     with counting_commits(saver) as commits:
-        fast.request(request_text("Find these members"))
+        fast.request(request_text(REQUEST))
     ours = {cap: median_wall(timings) for cap, timings in fanout.by_cap.items()}
     our_calls, theirs_calls = model_calls(fanout_script(WORKERS, 0)), their_calls(WORKERS)
     wide = max(ours)
