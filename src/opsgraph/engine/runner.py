@@ -240,6 +240,7 @@ def stream_run(principal: Principal, message: str, *, thread_id: str | None = No
     text = message.strip()
     prefetch_ranking(text)
     ctx = make_context(principal, thread_id, model, text)
+    ctx.read_ahead()
     ids = EventIds(ThreadLog(ctx.scope, thread_id, new=new_thread))
     ctx.run_id = ids.run_id
     ctx.harness = harness if harness is not None else active_harness(ctx.scope)
