@@ -110,7 +110,10 @@ def run_subtask(task: PlannedTask, deps: dict[str, Future[dict[str, Any]]],
     when the message's run started (its changes are the ones made since)."""
     ctx = get_runtime(RunContext).context
     dep_results, waits = _wait_dependencies(deps, after, task.writes)
-    ctx.step(f"task {task.id}")
+    if deps or after is not None:  # it waited: the lease is read again
+        ctx.step(f"task {task.id}")
+    else:  # it starts with the plan, whose `execute` step has just read the lease
+        ctx.check_lease(f"task {task.id}")
     withdrawn = _withdrawn(ctx, task, since, dep_results) if task.writes and deps else None
     with span("task", task_id=task.id, agent=task.agent or ""):
         result = withdrawn or run_task(ctx, task, dep_results, waits)
@@ -138,8 +141,8 @@ def execute(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
             results[tid] = TaskResult.model_validate(fut.result())
         except GraphInterrupt as exc:
             interrupts.extend(exc.args[0] if exc.args else ())
-    runtime.context.step("the end of the tasks")  # before it pauses or answers
-    if interrupts:
+    if interrupts:  # (an answer is written after the `synthesise` step's own read)
+        runtime.context.step("the end of the tasks")  # before it pauses
         read = _read_now(runtime.context, state.request, results)
         get_stream_writer()({"event": "answer",
                              "data": pause_answer(results, interrupts, read)})
