@@ -167,6 +167,20 @@ def test_every_query_of_a_read_is_served_by_an_index(
         assert "IXSCAN" in stages and "COLLSCAN" not in stages, (collection, flt, stages)
 
 
+def test_a_members_search_is_one_query_whatever_the_query_names(
+        big: tuple[Database[Document], Finds]) -> None:
+    db, finds = big
+    for query in ("Jane Smith", "jane smth", "jane.smith@example.com", "07700 900233"):
+        finds.seen.clear()
+        finds.recording = True
+        try:
+            found = run(db, "members.search", {"query": query})
+        finally:
+            finds.recording = False
+        assert [collection for collection, _ in finds.seen] == ["members"], query
+        assert found["matches"], query
+
+
 def test_a_name_that_is_not_there_is_suggested_by_sound(
         big: tuple[Database[Document], Finds]) -> None:
     from opsgraph.errors import NotFound

@@ -29,12 +29,10 @@ from opsgraph.store.search_keys import (
     MIN_DIGITS,
     changed_keys,
     digits,
-    email_words,
+    member_probes,
+    national,
     normalise,
-    prefix_key,
-    soundex,
     with_keys,
-    words,
 )
 
 MemberStatus = Literal["active", "paused", "cancelled"]
@@ -91,33 +89,16 @@ def _email_taken(ctx: Context, email: str, except_id: str) -> Document | None:
     return ctx.scope["members"].find_one({"email": email, "_id": {"$ne": except_id}})
 
 
-def _national(number: str) -> str:
-    """A number without its trunk zeros (07700 900123 → 7700900123), as phones end."""
-    return number.lstrip("0") or number
-
-
 _SHOWN = {f: 1 for f in ("name", "email", "phone", "status", "membership")}
 
 
 def _candidates(ctx: Context, query: str) -> list[Document]:
-    """The members a search scores, found by their search keys (store.search_keys): a name
-    word starting like the query's longest word or sounding like any of its words, an
-    email word starting like its longest one, a phone ending in its digits."""
-    name_words, mail_words, number = words(query), email_words(query), digits(query)
-    keys: list[Document] = []
-    if name_words:
-        keys.append({"name_prefixes": prefix_key(max(name_words, key=len))})
-    sounds = sorted({code for w in name_words if (code := soundex(w))})
-    if sounds:
-        keys.append({"name_sounds": {"$in": sounds}})
-    if mail_words:
-        keys.append({"contact_keys": prefix_key(max(mail_words, key=len))})
-    if len(number) >= MIN_DIGITS:
-        keys.append({"contact_keys": {"$in": sorted({number, _national(number)})}})
-    found: dict[str, Document] = {}
-    for key in keys:
-        found.update((str(d["_id"]), d) for d in ctx.scope["members"].find(key, projection=_SHOWN))
-    return list(found.values())
+    """The members a search scores: those with a search key the query's probes name
+    (store.search_keys.member_probes), in one indexed query."""
+    probes = member_probes(query)
+    if not probes:
+        return []
+    return list(ctx.scope["members"].find({"member_keys": {"$in": probes}}, projection=_SHOWN))
 
 
 def search_members(ctx: Context, args: MemberSearch) -> Result:
@@ -130,7 +111,7 @@ def search_members(ctx: Context, args: MemberSearch) -> Result:
         email = str(doc.get("email", ""))
         if normalise(query) in email:
             score = max(score, 1.0 if normalise(query) == email else 0.85)
-        if len(number) >= MIN_DIGITS and _national(number) in digits(str(doc.get("phone") or "")):
+        if len(number) >= MIN_DIGITS and national(number) in digits(str(doc.get("phone") or "")):
             score = max(score, 0.85)
         if score >= 0.5:
             scored.append((score, doc))

@@ -21,13 +21,14 @@ from typing import Any
 from pymongo import ASCENDING, DESCENDING, IndexModel, UpdateOne
 from pymongo.database import Database
 
-from opsgraph.store.search_keys import NAMED, name_fields
+from opsgraph.store.search_keys import NAMED, member_fields, name_fields
 
 Document = dict[str, Any]
 T = ("tenant_id", ASCENDING)
 _HAS_EMAIL = {"email": {"$type": "string"}}
-_KEYS_MARKER = {"_id": "search_keys", "version": 2}
-"""Kept in `migrations` once every named record carries its search keys."""
+_KEYS_MARKER = {"_id": "search_keys", "version": 3}
+"""Kept in `migrations` once every named record carries its search keys (version 3: members
+found by one `member_keys` field, not `contact_keys` beside the name fields)."""
 
 
 def _ix(name: str, *keys: tuple[str, int], unique: bool = False,
@@ -55,7 +56,7 @@ INDEXES: dict[str, list[IndexModel]] = {
                 # Lookups by email: the store does not see that an equality on a string
                 # implies the partial filter above.
                 _ix("tenant_email_id", ("email", ASCENDING), ("_id", ASCENDING)),
-                _ix("tenant_contact_keys", ("contact_keys", ASCENDING)),
+                _ix("tenant_member_keys", ("member_keys", ASCENDING)),
                 _ix("tenant_user", ("user_id", ASCENDING))],
     "staff": [_by_id(), *_named(), _ix("tenant_email", ("email", ASCENDING))],
     "shifts": [_by_id(), _ix("tenant_start", ("start", ASCENDING)),
@@ -121,10 +122,29 @@ def backfill_search_keys(db: Database[Document]) -> int:
         return 0
     changed = 0
     for collection, field in NAMED.items():
+        if collection == "members":
+            continue  # its name keys come with its member keys, below
         todo = [UpdateOne({"_id": doc["_id"]}, {"$set": name_fields(doc[field])})
                 for doc in db[collection].find({"name_key": {"$exists": False}}, {field: 1})
                 if isinstance(doc.get(field), str)]
         if todo:
             changed += db[collection].bulk_write(todo, ordered=False).modified_count
+    changed += _backfill_member_keys(db)
     db["migrations"].replace_one({"_id": _KEYS_MARKER["_id"]}, _KEYS_MARKER, upsert=True)
     return changed
+
+
+def _backfill_member_keys(db: Database[Document]) -> int:
+    """The search keys of members stored before them, `member_keys` included, and their
+    `contact_keys` (and its index) gone: it is what `member_keys` replaced."""
+    members = db["members"]
+    todo = [UpdateOne({"_id": doc["_id"]},
+                      {"$set": {**name_fields(doc["name"]),
+                                **member_fields(doc["name"], doc.get("email"), doc.get("phone"))},
+                       "$unset": {"contact_keys": ""}})
+            for doc in members.find({"member_keys": {"$exists": False}},
+                                    {"name": 1, "email": 1, "phone": 1})
+            if isinstance(doc.get("name"), str)]
+    if "tenant_contact_keys" in members.index_information():
+        members.drop_index("tenant_contact_keys")
+    return members.bulk_write(todo, ordered=False).modified_count if todo else 0

@@ -9,8 +9,10 @@ and the store has no text index. So a named record carries, beside its name:
   name, so one query word finds the records that have a word starting with it;
 - `name_sounds`: the Soundex code of every word, so a misspelt word ("Smtih", "Kym")
   finds the names it sounds like;
-- members also `contact_keys`: the prefixes of the words of their email and the last
-  four or more digits of their phone, for `members.search`.
+- members also `member_keys`, what `members.search` finds them by, in one field so that a
+  search is one indexed query (the embedded store walks no index for an `$or`): `n:` and
+  every prefix of a name word, `s:` and every Soundex code of the name, `c:` and every
+  prefix of a word of the email and every ending of four or more digits of the phone.
 
 All are written with the record (the seed, `members.create`/`update`, `events.create`),
 indexed after `tenant_id`, and filled in for records stored before they existed (both in
@@ -28,7 +30,7 @@ Document = dict[str, Any]
 NAMED: dict[str, str] = {"members": "name", "staff": "name", "resources": "name",
                          "events": "title", "knowledge": "title", "catalogue": "name"}
 """Collection → the field that holds a record's name."""
-KEY_FIELDS = ("name_key", "name_prefixes", "name_sounds", "contact_keys")
+KEY_FIELDS = ("name_key", "name_prefixes", "name_sounds", "member_keys")
 """Every field this module adds to a record (bookkeeping a reader of it never sees)."""
 PREFIX_CHARS = 12
 MIN_DIGITS = 4
@@ -106,14 +108,37 @@ def email_words(text: str) -> list[str]:
     return "".join(ch if ch.isalnum() else " " for ch in normalise(text)).split()
 
 
-def contact_fields(email: str | None, phone: str | None) -> Document:
-    """`contact_keys` of a member: prefixes of the words of the email, phone endings."""
-    keys: set[str] = set()
+def national(number: str) -> str:
+    """A number without its trunk zeros (07700 900123 → 7700900123), as phones end."""
+    return number.lstrip("0") or number
+
+
+def member_fields(name: str, email: str | None, phone: str | None) -> Document:
+    """`member_keys` of a member: its name's prefixes and sounds, its email words'
+    prefixes and its phone's endings, each marked with what it is."""
+    name_words = words(name)
+    keys = {f"n:{p}" for w in name_words for p in _prefixes(w)}
+    keys |= {f"s:{code}" for w in name_words if (code := soundex(w))}
     for word in email_words(email or ""):
-        keys |= _prefixes(word)
+        keys |= {f"c:{p}" for p in _prefixes(word)}
     number = digits(phone or "")
-    keys |= {number[n:] for n in range(len(number) - MIN_DIGITS + 1)}
-    return {"contact_keys": sorted(keys)}
+    keys |= {f"c:{number[n:]}" for n in range(len(number) - MIN_DIGITS + 1)}
+    return {"member_keys": sorted(keys)}
+
+
+def member_probes(query: str) -> list[str]:
+    """The `member_keys` a search for `query` looks up: a name word starting like its
+    longest word or sounding like any of its words, an email word starting like its
+    longest one, a phone ending in its digits (four or more)."""
+    name_words, mail_words, number = words(query), email_words(query), digits(query)
+    probes = {f"s:{code}" for w in name_words if (code := soundex(w))}
+    if name_words:
+        probes.add(f"n:{prefix_key(max(name_words, key=len))}")
+    if mail_words:
+        probes.add(f"c:{prefix_key(max(mail_words, key=len))}")
+    if len(number) >= MIN_DIGITS:
+        probes |= {f"c:{number}", f"c:{national(number)}"}
+    return sorted(probes)
 
 
 def with_keys(collection: str, doc: Document) -> Document:
@@ -123,7 +148,7 @@ def with_keys(collection: str, doc: Document) -> Document:
         return doc
     out = {**doc, **name_fields(doc[field])}
     if collection == "members":
-        out.update(contact_fields(doc.get("email"), doc.get("phone")))
+        out.update(member_fields(doc[field], doc.get("email"), doc.get("phone")))
     return out
 
 
