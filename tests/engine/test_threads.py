@@ -156,3 +156,29 @@ def test_a_run_that_loses_its_lease_stops_at_its_next_step_and_writes_nothing(
     assert thread_state(manager, "th-lost") == ((), None)
     assert scope["pending_changes"].count({"thread_id": "th-lost"}) == 0
     assert scope["thread_leases"].find_one({"thread_id": "th-lost"})["owner"] == "another-run"
+
+
+def test_a_continued_thread_is_read_once_for_the_check_and_the_graphs_start(
+        script: Any, demo_db: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from opsgraph.engine.graph import get_graph
+    from tests.engine.helpers import chat, of, person
+
+    saver = get_graph().checkpointer
+    reads: list[str] = []
+    real = saver.get_tuple
+
+    def counted(config: Any) -> Any:
+        reads.append(config["configurable"]["thread_id"])
+        return real(config)
+
+    monkeypatch.setattr(saver, "get_tuple", counted)
+    model = script({"plan": {"tasks": []}})
+    staff = person()
+    first = chat(staff, "what do you think of the weather?", model, thread="th-read-once")
+    assert of(first, "run_finished")[0]["status"] == "completed"
+    reads.clear()
+    second = chat(staff, "and of the rain?", model, thread="th-read-once")
+    assert of(second, "run_finished")[0]["status"] == "completed"
+    # the run's check of the thread reads the checkpoint; the graph starts from that read
+    assert reads == [reads[0]] and reads[0].endswith("th-read-once")
+    assert len(of(second, "answer")) == 1

@@ -35,6 +35,26 @@ def test_ranked_shape(registry: Registry) -> None:
     assert isinstance(row["score"], float)
 
 
+def test_a_request_ranked_again_is_not_embedded_again(
+        registry: Registry, monkeypatch: pytest.MonkeyPatch) -> None:
+    from opsgraph.knowledge.embeddings import get_embedder
+    from opsgraph.registry.ranker import clear_request_cache
+
+    clear_request_cache()
+    embedded: list[str] = []
+    embedder = get_embedder()
+    real = embedder.embed_queries
+    monkeypatch.setattr(embedder, "embed_queries",
+                        lambda texts: embedded.extend(texts) or real(texts))
+    every = rank_agents("move Jane's 6pm  class to Friday", top_k=100, registry=registry)
+    again = rank_agents("move Jane's 6pm class to Friday", top_k=3, registry=registry)
+    assert again == every[:3] and len(every) == len(registry.agents)
+    assert embedded == ["move Jane's 6pm  class to Friday"]  # once, spacing aside
+    clear_request_cache()  # timing runs start cold: ranked and embedded again
+    assert rank_agents("move Jane's 6pm class to Friday", registry=registry) == every[:5]
+    assert len(embedded) == 2
+
+
 def test_agent_vectors_are_cached_on_disk(registry: Registry) -> None:
     clear_memory_cache()
     before = computations()

@@ -11,8 +11,7 @@ import time
 
 from opsgraph.bench.drive import median, percentile
 from opsgraph.bench.report import Row
-from opsgraph.knowledge.embeddings import get_embedder
-from opsgraph.registry.ranker import rank_agents, warm
+from opsgraph.registry.ranker import clear_request_cache, rank_agents, warm
 
 TARGET_MS = 5.0
 _ASKS = ("can you find", "please cancel", "what's the status of", "book", "send a note about",
@@ -34,7 +33,7 @@ def ranker_row(n: int) -> Row:
     warm()
     for text in ("warm up the tokenizer", "and the session", "before timing"):
         rank_agents(text, top_k=6)
-    get_embedder().clear_query_cache()
+    clear_request_cache()
     walls, cpus = [], []
     for text in requests(n):
         wall, cpu = time.perf_counter(), time.thread_time()

@@ -18,6 +18,7 @@ from typing import Any, cast
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END
+from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command, Interrupt
 
 from opsgraph.approvals.dependents import withdraw_thread
@@ -36,7 +37,7 @@ from opsgraph.engine.state import RunState, new_message_state
 from opsgraph.engine.stream_pump import Pumped
 from opsgraph.engine.thread_ids import checked_thread_id
 from opsgraph.engine.thread_log import EventIds, RunRecord, ThreadLog, spent_before
-from opsgraph.engine.threads import LeasedSaver, thread_lease
+from opsgraph.engine.threads import LeasedSaver, ThreadLease, thread_lease
 from opsgraph.errors import BadInput, Conflict, NotFound, OpsgraphError
 from opsgraph.harness import modules, versions
 from opsgraph.harness.spec import HarnessDoc
@@ -91,15 +92,11 @@ def _cards(interrupts: tuple[Interrupt, ...]) -> list[dict[str, Any]]:
     return [i.value["card"] for i in interrupts if isinstance(i.value, dict) and "card" in i.value]
 
 
-def _drive(ctx: RunContext, graph_input: Any, ids: EventIds, record: RunRecord,
-           before_finish: BeforeFinish | None = None,
+def _drive(ctx: RunContext, graph: CompiledStateGraph[Any, Any, Any, Any], graph_input: Any,
+           ids: EventIds, record: RunRecord, before_finish: BeforeFinish | None = None,
            decided: Sequence[str] = ()) -> Iterator[Event]:
     """Stream the graph from `graph_input` (a new message's state, or the `Command` that
     resumes it with the changes `decided`), storing every event as it is made."""
-    graph = get_graph()
-    if ctx.lease is not None:  # this run writes its checkpoint only while it holds the lease
-        assert isinstance(graph.checkpointer, BaseCheckpointSaver)
-        graph = graph.copy(update={"checkpointer": LeasedSaver(graph.checkpointer, ctx.lease)})
     config = _config(ctx.principal, ctx.thread_id)
     cards: list[dict[str, Any]] = []
     results: dict[str, Any] = {}
@@ -191,18 +188,31 @@ def run_ids(principal: Principal, thread_id: str, run_id: str) -> Iterator[None]
         yield
 
 
-def thread_state(principal: Principal, thread_id: str) -> tuple[tuple[Interrupt, ...],
-                                                                  RunState | None]:
+def run_graph(lease: ThreadLease | None) -> CompiledStateGraph[Any, Any, Any, Any]:
+    """The graph as a run holding `lease` sees it: its checkpoint written only while the
+    lease holds, and its latest checkpoint read once for the run's check of the thread and
+    the graph's start (`LeasedSaver`)."""
+    graph = get_graph()
+    if lease is None:
+        return graph
+    assert isinstance(graph.checkpointer, BaseCheckpointSaver)
+    return graph.copy(update={"checkpointer": LeasedSaver(graph.checkpointer, lease)})
+
+
+def thread_state(principal: Principal, thread_id: str,
+                 graph: CompiledStateGraph[Any, Any, Any, Any] | None = None
+                 ) -> tuple[tuple[Interrupt, ...], RunState | None]:
     """The interrupts a thread is paused on (empty when it is not) and its state (None for
     a thread with no checkpoint); `StateUnreadable` when this version cannot read it."""
-    state = get_graph().get_state(_config(principal, thread_id))
+    state = (graph or get_graph()).get_state(_config(principal, thread_id))
     values = RunState(**state.values) if state.values else None
     return tuple(state.interrupts), values
 
 
-def _check_thread(principal: Principal, thread_id: str) -> None:
+def _check_thread(principal: Principal, thread_id: str,
+                  graph: CompiledStateGraph[Any, Any, Any, Any]) -> None:
     """Only the thread's requester continues it; a paused thread waits for its decisions."""
-    waiting, values = thread_state(principal, thread_id)
+    waiting, values = thread_state(principal, thread_id, graph)
     owner = values.requester if values else None
     if owner and owner.user_id != principal.user_id:
         raise NotFound(f"thread {thread_id} not found", thread_id=thread_id)
@@ -246,8 +256,9 @@ def stream_run(principal: Principal, message: str, *, thread_id: str | None = No
     ctx.harness = harness if harness is not None else active_harness(ctx.scope)
     with run_ids(principal, thread_id, ids.run_id), thread_lease(ctx.scope, thread_id) as lease:
         ctx.lease = lease
+        graph = run_graph(lease)
         if not new_thread:
-            _check_thread(principal, thread_id)
+            _check_thread(principal, thread_id, graph)
 
         start = new_harness_state(ctx, text, ctx.harness[0])
         ids.log.open(ids.run_id, principal, text,
@@ -256,7 +267,7 @@ def stream_run(principal: Principal, message: str, *, thread_id: str | None = No
                                        "message": text})
         turns = [*(earlier if new_thread else []), Turn(role="user", content=text)]
         record = RunRecord(ctx.scope, thread_id, ids.run_id, principal, start)
-        yield from _drive(ctx, new_message_state(text, principal, model, turns, start), ids,
+        yield from _drive(ctx, graph, new_message_state(text, principal, model, turns, start), ids,
                           record)
 
 
@@ -273,7 +284,8 @@ def stream_resume(principal: Principal, thread_id: str, decisions: dict[str, Res
     scope = TenantScope.of(principal)
     ids = EventIds(ThreadLog(scope, thread_id))
     with run_ids(principal, thread_id, ids.run_id), thread_lease(scope, thread_id) as lease:
-        interrupts, values = thread_state(principal, thread_id)
+        graph = run_graph(lease)
+        interrupts, values = thread_state(principal, thread_id, graph)
         # a resumed run keeps its requester and the model it started with
         requester = values.requester.principal() if values and values.requester else principal
         ctx = make_context(requester, thread_id, model or (values.run_model if values else None),
@@ -297,5 +309,5 @@ def stream_resume(principal: Principal, thread_id: str, decisions: dict[str, Res
         yield ids.make("run_started", {"thread_id": thread_id, "run_id": ids.run_id,
                                        "resumed": sorted(decisions)})
         record = RunRecord(scope, thread_id, ids.run_id, requester, started, resumed=True)
-        yield from _drive(ctx, Command(resume=resume), ids, record, before_finish,
+        yield from _drive(ctx, graph, Command(resume=resume), ids, record, before_finish,
                           decided=[cid for cid in decisions if cid in by_change])

@@ -142,16 +142,28 @@ def thread_lease(scope: TenantScope, thread_id: str,
 
 
 class LeasedSaver(BaseCheckpointSaver[Any]):
-    """A run's view of the checkpointer: reads pass through, every write first confirms
-    the run's thread lease, so a run that lost it writes nothing to the thread."""
+    """A run's view of the checkpointer: every write first confirms the run's thread lease,
+    so a run that lost it writes nothing to the thread. While the run holds the lease no
+    one else writes the thread's checkpoint, so the latest checkpoint read (the run checks
+    the thread before it starts the graph) serves the next read of it from memory, unless
+    this run wrote in between: the graph's own first read costs no round trip. Only the
+    next: the graph changes the checkpoint it is given in place."""
 
     def __init__(self, inner: BaseCheckpointSaver[Any], lease: ThreadLease) -> None:
         super().__init__(serde=inner.serde)
         self.inner = inner
         self.lease = lease
+        self._latest: dict[tuple[str, str], CheckpointTuple | None] = {}
 
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
-        return self.inner.get_tuple(config)
+        conf = config.get("configurable", {})
+        if conf.get("checkpoint_id"):
+            return self.inner.get_tuple(config)
+        key = (str(conf.get("thread_id")), str(conf.get("checkpoint_ns", "")))
+        if key in self._latest:
+            return self._latest.pop(key)
+        self._latest[key] = found = self.inner.get_tuple(config)
+        return found
 
     def list(self, config: RunnableConfig | None, *, filter: dict[str, Any] | None = None,
              before: RunnableConfig | None = None,
@@ -161,11 +173,13 @@ class LeasedSaver(BaseCheckpointSaver[Any]):
     def put(self, config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata,
             new_versions: ChannelVersions) -> RunnableConfig:
         self.lease.confirm("the checkpoint")
+        self._latest.clear()
         return self.inner.put(config, checkpoint, metadata, new_versions)
 
     def put_writes(self, config: RunnableConfig, writes: Sequence[tuple[str, Any]],
                    task_id: str, task_path: str = "") -> None:
         self.lease.confirm("the checkpoint")
+        self._latest.clear()
         self.inner.put_writes(config, writes, task_id, task_path)
 
     def get_next_version(self, current: Any, channel: None) -> Any:

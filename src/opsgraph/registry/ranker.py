@@ -6,7 +6,8 @@ slots and tools). An agent scores the best cosine of its texts, blended with the
 that one lucky example does not win alone, plus a small keyword-overlap term
 (`keywords.py`). Agent vectors are computed once per registry version and kept in memory
 and on disk (`OPSGRAPH_HOME/cache/agent-embeddings-<version>.npy`); a request embeds only
-itself.
+itself, and a request ranked before (the code plans' checks and the planner's candidates
+rank the same request several times) is ranked from a small LRU.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -90,6 +92,10 @@ class AgentVectors:
 _memory: dict[str, AgentVectors] = {}
 _memory_lock = threading.Lock()
 _computations = 0
+_RANKINGS = 256
+_rankings: OrderedDict[tuple[str, str], tuple[Ranked, ...]] = OrderedDict()
+"""(registry version, request) → every agent, best first: the LRU of requests ranked."""
+_rankings_lock = threading.Lock()
 
 
 def computations() -> int:
@@ -98,9 +104,18 @@ def computations() -> int:
 
 
 def clear_memory_cache() -> None:
-    """Forget in-memory agent vectors (the disk cache stays)."""
+    """Forget in-memory agent vectors (the disk cache stays) and the rankings made with
+    them."""
     with _memory_lock:
         _memory.clear()
+    clear_request_cache()
+
+
+def clear_request_cache() -> None:
+    """Forget the requests ranked and their vectors (timing runs start cold)."""
+    with _rankings_lock:
+        _rankings.clear()
+    get_embedder().clear_query_cache()
 
 
 def cache_path(version: str) -> Path:
@@ -173,10 +188,24 @@ def _write_cache(path: Path, vectors: Vectors) -> None:
 
 def rank_agents(request: str, top_k: int = 5, registry: Registry | None = None) -> list[Ranked]:
     """The `top_k` agents best suited to `request`, best first."""
+    index = agent_vectors(registry if registry is not None else get_registry())
+    key = (index.version, " ".join(request.split()))
+    with _rankings_lock:
+        ranked = _rankings.get(key)
+        if ranked is not None:
+            _rankings.move_to_end(key)
+    if ranked is None:
+        ranked = _rank(index, request)
+        with _rankings_lock:
+            _rankings[key] = ranked
+            while len(_rankings) > _RANKINGS:
+                _rankings.popitem(last=False)
+    return list(ranked[:max(top_k, 0)])
+
+
+def _rank(index: AgentVectors, request: str) -> tuple[Ranked, ...]:
     import numpy as np  # heavy: numpy (cold start)
 
-    registry = registry if registry is not None else get_registry()
-    index = agent_vectors(registry)
     query = get_embedder().embed_query(request)
     sims = index.vectors @ query
     n = len(index.specs)
@@ -187,11 +216,8 @@ def rank_agents(request: str, top_k: int = 5, registry: Registry | None = None) 
     scores = (MAX_WEIGHT * best + (1.0 - MAX_WEIGHT) * mean
               + KEYWORD_WEIGHT * index.keywords.overlap(request))
     order = sorted(range(n), key=lambda i: (-float(scores[i]), index.specs[i].name))
-    return [
-        Ranked(spec.name, spec.domain, tuple(spec.operations), float(scores[i]))
-        for i in order[:max(top_k, 0)]
-        for spec in (index.specs[i],)
-    ]
+    return tuple(Ranked(spec.name, spec.domain, tuple(spec.operations), float(scores[i]))
+                 for i in order for spec in (index.specs[i],))
 
 
 def warm(registry: Registry | None = None) -> None:

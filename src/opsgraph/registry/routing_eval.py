@@ -12,10 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from opsgraph.errors import BadInput
-from opsgraph.knowledge.embeddings import get_embedder
 from opsgraph.principal import DOMAINS, VERBS
 from opsgraph.registry.loader import get_registry
-from opsgraph.registry.ranker import Ranked, rank_agents, warm
+from opsgraph.registry.ranker import Ranked, clear_request_cache, rank_agents, warm
 from opsgraph.registry.registry import Registry
 from opsgraph.yaml_text import load_yaml
 
@@ -84,7 +83,7 @@ def evaluate_routing(dataset_path: Path | str, registry: Registry | None = None)
     registry = registry if registry is not None else get_registry()
     cases = load_cases(dataset_path)
     warm(registry)
-    get_embedder().clear_query_cache()  # time real embeddings, not LRU hits
+    clear_request_cache()  # time real embeddings, not LRU hits
     top1 = top3 = 0
     misses: list[Miss] = []
     elapsed = 0.0
