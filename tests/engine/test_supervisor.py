@@ -66,6 +66,27 @@ def test_parallel_plan_with_dependencies_answers_with_sources(script: Any) -> No
     assert len(ids) == len(set(ids))
 
 
+def test_a_runs_tasks_reuse_one_langgraph_runnable_each(script: Any) -> None:
+    # LangGraph builds a task's runnable (inspect.signature and all) on every call unless
+    # it can find the function by its module and name: our tasks are made so that it can
+    from langgraph.pregel._call import CACHE
+
+    from opsgraph.engine import execute, model_calls
+
+    tasks = [execute.subtask, model_calls.tool_round_task, model_calls.code_turn_task,
+             model_calls.model_turn_task]
+    assert [t.func.__name__ for t in tasks] == ["run_subtask", "tool_round", "code_turn",
+                                                "model_turn"]  # the names checkpoints carry
+    model = script({"plan": {"tasks": [task("t1", "members", "get", "Look up Emily Chen"),
+                                       task("t2", "members", "get", "Look up Raj Mehta")]},
+                    "turns": {"t1": [call("members_get", member="Emily Chen")],
+                              "t2": [call("members_get", member="Raj Mehta")]},
+                    "synthesis": "Both are members."})
+    events = chat(person("staff"), "Find these members and tell me about each of them", model)
+    assert statuses(events) == {"t1": "completed", "t2": "completed"}
+    assert (execute.run_subtask, True) in CACHE
+
+
 def test_denied_task_never_reaches_a_model(script: Any) -> None:
     # No turns for t1: if the denied task reached the model, the scripted model would fail.
     model = script({"plan": {"tasks": [task("t1", "reports", "report", "Revenue this month")]},

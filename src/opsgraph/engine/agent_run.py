@@ -115,7 +115,7 @@ def _asker(ctx: RunContext, spec: str, task_id: str, checkpointed: bool) -> AskM
     def ask(messages: list[BaseMessage], tools: list[dict[str, Any]],
             choice: str | None) -> AIMessage:
         if checkpointed:
-            return model_calls.model_turn(spec, list(messages), tools, "task", task_id,
+            return model_calls.model_turn_task(spec, list(messages), tools, "task", task_id,
                                           choice).result()
         return model_calls.invoke(ctx, spec, messages, tools, stage="task", task_id=task_id,
                                   choice=choice)
@@ -207,7 +207,7 @@ def code_first(ask: AskModel, tool: str, calls: list[dict[str, Any]]) -> AskMode
               choice: str | None) -> AIMessage:
         if any(isinstance(m, AIMessage) for m in messages):
             return ask(messages, tools, choice)
-        return model_calls.code_turn(tool, calls).result()
+        return model_calls.code_turn_task(tool, calls).result()
 
     return first
 

@@ -102,7 +102,6 @@ def _withdrawn(ctx: RunContext, task: PlannedTask, since: str,
                        error="; ".join(c.withdrawn_reason or "withdrawn" for c in gone))
 
 
-@task
 def run_subtask(task: PlannedTask, deps: dict[str, Future[dict[str, Any]]],
                 after: Future[dict[str, Any]] | None, since: str = "") -> dict[str, Any]:
     """One sub-task: wait for what it needs, pass the gates, run its agent. Its result is
@@ -121,6 +120,10 @@ def run_subtask(task: PlannedTask, deps: dict[str, Future[dict[str, Any]]],
     return result.model_dump()
 
 
+subtask = task(run_subtask)
+"""`run_subtask` as a LangGraph task (not `@task`: see the tasks of `model_calls`)."""
+
+
 def execute(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Start every sub-task as a future; gather all; raise every interrupt together."""
     runtime.context.step("execute")
@@ -130,7 +133,7 @@ def execute(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     last_writer: Future[dict[str, Any]] | None = None
     for planned in topological(TaskPlan(tasks=state.plan)):
         deps = {d: futures[d] for d in planned.depends_on}
-        futures[planned.id] = run_subtask(planned, deps, last_writer if planned.writes else None,
+        futures[planned.id] = subtask(planned, deps, last_writer if planned.writes else None,
                                           state.harness.started_at if state.harness else "")
         if planned.writes:
             last_writer = futures[planned.id]

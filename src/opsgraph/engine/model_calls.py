@@ -166,7 +166,6 @@ def stream_text(ctx: RunContext, spec: str, messages: list[BaseMessage], *,
         ctx.usage.add(usage_of(seen["reply"]))
 
 
-@task
 def tool_round(calls: list[dict[str, Any]], tools: Mapping[str, BoundTool],
                requires: Mapping[str, Sequence[str]],
                succeeded: set[str]) -> list[dict[str, Any]]:
@@ -180,11 +179,10 @@ def replayable_round(calls: Sequence[dict[str, Any]], tools: Mapping[str, BoundT
                      requires: Mapping[str, Sequence[str]],
                      succeeded: set[str]) -> list[ToolOutcome]:
     """`tool_round` as the tool loop calls it."""
-    records = tool_round(list(calls), tools, requires, set(succeeded)).result()
+    records = tool_round_task(list(calls), tools, requires, set(succeeded)).result()
     return [ToolOutcome.from_record(r) for r in records]
 
 
-@task
 def code_turn(tool: str, calls: list[dict[str, Any]]) -> AIMessage:
     """A writer's first turn made by code (every required argument resolved): the calls
     (one per record an `each` slot names), no model asked, checkpointed so that a resumed
@@ -194,10 +192,18 @@ def code_turn(tool: str, calls: list[dict[str, Any]]) -> AIMessage:
          "type": "tool_call"} for n, args in enumerate(calls)])
 
 
-@task
 def model_turn(spec: str, messages: list[BaseMessage], tools: list[dict[str, Any]],
                stage: str, task_id: str, choice: str | None = None) -> AIMessage:
     """A checkpointed model turn (writer tasks): replayed, not re-asked, on resume."""
     ctx = get_runtime(RunContext).context
     return invoke(ctx, spec, messages, tools, stage=stage, task_id=task_id,
                   choice=choice)
+
+
+# Tasks by the names of their functions (what their checkpointed writes carry). Not `@task`
+# on the functions: LangGraph reuses a task's runnable only when the module attribute of
+# the function's qualified name is the function itself, and otherwise builds it again (with
+# `inspect.signature`) on every call.
+tool_round_task = task(tool_round)
+code_turn_task = task(code_turn)
+model_turn_task = task(model_turn)
