@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from opsgraph.engine.budget import SecondsBudget
@@ -22,16 +24,23 @@ from opsgraph.settings import get_settings
 from opsgraph.store.people import record_name
 from opsgraph.store.scope import TenantScope
 
-_read_ahead_pool: ThreadPoolExecutor | None = None
-_pool_lock = threading.Lock()
+T = TypeVar("T")
 
-
+@functools.cache
 def _read_ahead_executor() -> ThreadPoolExecutor:
-    global _read_ahead_pool
-    with _pool_lock:
-        if _read_ahead_pool is None:
-            _read_ahead_pool = ThreadPoolExecutor(4, thread_name_prefix="run-read-ahead")
-        return _read_ahead_pool
+    """The threads of the runs' read-ahead lookups, one pool per process (no thread starts
+    before the first lookup, so a pool made twice by a race costs nothing)."""
+    return ThreadPoolExecutor(4, thread_name_prefix="run-read-ahead")
+
+
+def _now(read: Callable[..., T], *args: Any) -> Future[T]:
+    """`read(*args)` made here, as a finished future (what it returned, or raised)."""
+    done: Future[T] = Future()
+    try:
+        done.set_result(read(*args))
+    except Exception as exc:
+        done.set_exception(exc)
+    return done
 
 
 class CapReached(RunAborted):
@@ -122,9 +131,8 @@ class RunContext:
     """The modules the tenant enabled (their rules and tools join its agents')."""
     """The tenant's own reply to a message with nothing to do (empty: the generic one)."""
     _caller: str | None = field(default=None, repr=False)
-    _name: tuple[str | None] | None = field(default=None, repr=False)
-    _few_shot_agents: frozenset[str] | None = field(default=None, repr=False)
-    _ahead: dict[str, Future[Any]] = field(default_factory=dict, repr=False)
+    _name: Future[str | None] | None = field(default=None, repr=False)
+    _few_shot_agents: Future[frozenset[str]] | None = field(default=None, repr=False)
     resolutions: dict[tuple[str, ...], Any] = field(default_factory=dict, repr=False)
     """What the resolver read, by the text and the earlier turns it was read with: the
     planning shortcuts and the agent's slot reading read the same request once."""
@@ -168,19 +176,15 @@ class RunContext:
         """The name on the staff or member record whose id is the caller's user id (None:
         no such record). Looked up once per run: the prompts and the thread's summary."""
         if self._name is None:
-            ahead = self._ahead.pop("name", None)
-            self._name = (ahead.result() if ahead is not None
-                          else record_name(self.scope, self.principal.user_id),)
-        return self._name[0]
+            self._name = _now(record_name, self.scope, self.principal.user_id)
+        return self._name.result()
 
     def few_shot_agents(self) -> frozenset[str]:
         """The agents (and the planner) the tenant has worked examples for, read once per
         run: the planner and each task look only those up (`engine.few_shot`)."""
         if self._few_shot_agents is None:
-            ahead = self._ahead.pop("few_shot", None)
-            self._few_shot_agents = (ahead.result() if ahead is not None
-                                     else agents_with_examples(self.scope))
-        return self._few_shot_agents
+            self._few_shot_agents = _now(agents_with_examples, self.scope)
+        return self._few_shot_agents.result()
 
     def read_ahead(self) -> None:
         """Start the run's read-once lookups (the caller's name, the agents with worked
@@ -188,9 +192,9 @@ class RunContext:
         bookkeeping instead of following them on the way to the plan call. The accessors
         take the answers (or raise what the read raised)."""
         pool = _read_ahead_executor()
-        self._ahead["name"] = pool.submit(record_name, self.scope, self.principal.user_id)
+        self._name = pool.submit(record_name, self.scope, self.principal.user_id)
         if get_settings().few_shot:
-            self._ahead["few_shot"] = pool.submit(agents_with_examples, self.scope)
+            self._few_shot_agents = pool.submit(agents_with_examples, self.scope)
 
     def today_line(self, clock: bool = True) -> str:
         """`Monday 30 November 2026 (2026-11-30), 18:05 Europe/London` — what models are told;

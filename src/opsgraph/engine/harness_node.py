@@ -121,10 +121,13 @@ def harness(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     if hs.position is None:  # its last step is back: the run has answered, and ends here
         hs.model_calls = calls_so_far(ctx)
         return {"harness": hs.model_dump()}
-    if not is_builtin(hs):  # the built-in harness hands over at once: the next node's step reads
+    if is_builtin(hs):
+        # it hands over at once (the next node's step reads the lease) and reads only
+        # {{message}}: its runs make no lookup for the rest
+        env: dict[str, Any] = {"message": hs.message}
+    else:
         ctx.step("harness")  # a stop asked after the answer is too late: it is said already
-    # the built-in harness reads only {{message}}: its runs make no lookup for the rest
-    env = {"message": hs.message} if is_builtin(hs) else environment(ctx, hs)
+        env = environment(ctx, hs)
     while hs.position is not None:
         step_id = hs.position
         try:
