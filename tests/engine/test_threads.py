@@ -182,3 +182,30 @@ def test_a_continued_thread_is_read_once_for_the_check_and_the_graphs_start(
     # the run's check of the thread reads the checkpoint; the graph starts from that read
     assert reads == [reads[0]] and reads[0].endswith("th-read-once")
     assert len(of(second, "answer")) == 1
+
+
+def test_the_leased_savers_first_reader_gets_a_copy_and_the_next_the_read_once(
+        script: Any, demo_db: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from opsgraph.engine.graph import get_graph
+    from opsgraph.engine.runner import _config
+    from opsgraph.engine.threads import LeasedSaver
+    from tests.engine.helpers import chat, person
+
+    staff = person()
+    chat(staff, "what do you think of the weather?", script({"plan": {"tasks": []}}),
+         thread="th-copy")
+    saver = get_graph().checkpointer
+    reads: list[str] = []
+    real = saver.get_tuple
+    monkeypatch.setattr(saver, "get_tuple", lambda config: reads.append("read") or real(config))
+    config = _config(staff, "th-copy")
+    with thread_lease(TenantScope.of(staff), "th-copy") as lease:
+        leased = LeasedSaver(saver, lease)
+        first = leased.get_tuple(config)
+        assert first is not None and reads == ["read"]
+        first.checkpoint["channel_versions"]["changed_by_the_reader"] = 1  # as the graph does
+        second = leased.get_tuple(config)
+        assert second is not None and reads == ["read"]  # from memory
+        assert "changed_by_the_reader" not in second.checkpoint["channel_versions"]
+        assert second.checkpoint["id"] == first.checkpoint["id"]
+        assert leased.get_tuple(config) is not None and reads == ["read", "read"]  # once only

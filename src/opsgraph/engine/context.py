@@ -26,6 +26,7 @@ from opsgraph.store.scope import TenantScope
 
 T = TypeVar("T")
 
+
 @functools.cache
 def _read_ahead_executor() -> ThreadPoolExecutor:
     """The threads of the runs' read-ahead lookups, one pool per process (no thread starts

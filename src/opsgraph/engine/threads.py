@@ -33,6 +33,7 @@ from langgraph.checkpoint.base import (
     Checkpoint,
     CheckpointMetadata,
     CheckpointTuple,
+    copy_checkpoint,
 )
 from pymongo.database import Database
 from pymongo.errors import PyMongoError
@@ -146,8 +147,9 @@ class LeasedSaver(BaseCheckpointSaver[Any]):
     so a run that lost it writes nothing to the thread. While the run holds the lease no
     one else writes the thread's checkpoint, so the latest checkpoint read (the run checks
     the thread before it starts the graph) serves the next read of it from memory, unless
-    this run wrote in between: the graph's own first read costs no round trip. Only the
-    next: the graph changes the checkpoint it is given in place."""
+    this run wrote in between: the graph's own first read costs no round trip. The first
+    reader gets a copy and the next the checkpoint as read, once: the graph changes the
+    checkpoint it is given in place."""
 
     def __init__(self, inner: BaseCheckpointSaver[Any], lease: ThreadLease) -> None:
         super().__init__(serde=inner.serde)
@@ -162,8 +164,8 @@ class LeasedSaver(BaseCheckpointSaver[Any]):
         key = (str(conf.get("thread_id")), str(conf.get("checkpoint_ns", "")))
         if key in self._latest:
             return self._latest.pop(key)
-        self._latest[key] = found = self.inner.get_tuple(config)
-        return found
+        found = self._latest[key] = self.inner.get_tuple(config)
+        return found._replace(checkpoint=copy_checkpoint(found.checkpoint)) if found else None
 
     def list(self, config: RunnableConfig | None, *, filter: dict[str, Any] | None = None,
              before: RunnableConfig | None = None,
