@@ -50,7 +50,12 @@ def test_members_keyed_by_contact_keys_get_member_keys_once(db: Database[Documen
                               **name_fields("Jane Smith"), "contact_keys": ["jane", "0123"]})
     db["members"].create_index([("tenant_id", 1), ("contact_keys", 1)],
                                name="tenant_contact_keys")
-    assert backfill_search_keys(db) == 1
+    # and one a re-seed gave member_keys beside the contact_keys it had
+    db["members"].insert_one({"_id": "m_reseeded", "tenant_id": "t", "name": "Tom Baker",
+                              **name_fields("Tom Baker"), "member_keys": ["n:tom"],
+                              "contact_keys": ["tom"]})
+    assert backfill_search_keys(db) == 2
+    assert "contact_keys" not in (db["members"].find_one({"_id": "m_reseeded"}) or {"x": 1})
     old = db["members"].find_one({"_id": "m_v2"})
     assert old is not None and "contact_keys" not in old
     assert {"n:jane", "s:s530", "c:jane", "c:900123"} <= set(old["member_keys"])

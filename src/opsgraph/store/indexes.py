@@ -142,7 +142,8 @@ def _backfill_member_keys(db: Database[Document]) -> int:
                       {"$set": {**name_fields(doc["name"]),
                                 **member_fields(doc["name"], doc.get("email"), doc.get("phone"))},
                        "$unset": {"contact_keys": ""}})
-            for doc in members.find({"member_keys": {"$exists": False}},
+            for doc in members.find({"$or": [{"member_keys": {"$exists": False}},
+                                             {"contact_keys": {"$exists": True}}]},
                                     {"name": 1, "email": 1, "phone": 1})
             if isinstance(doc.get("name"), str)]
     if "tenant_contact_keys" in members.index_information():
