@@ -198,3 +198,12 @@ def get_embedder() -> Embedder:
         if _embedder is None:
             _embedder = Embedder(model_path())
         return _embedder
+
+
+def clear_query_caches() -> None:
+    """Forget the process-wide embedder's cached request vectors (none when it was never
+    made: this does not make it)."""
+    with _embedder_lock:
+        embedder = _embedder
+    if embedder is not None:
+        embedder.clear_query_cache()

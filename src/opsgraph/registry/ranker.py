@@ -20,7 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from opsgraph.knowledge.embeddings import DIMENSIONS, get_embedder, save_vectors
+from opsgraph.knowledge.embeddings import (
+    DIMENSIONS,
+    clear_query_caches,
+    get_embedder,
+    save_vectors,
+)
 from opsgraph.registry.keywords import KeywordIndex
 from opsgraph.registry.loader import get_registry
 from opsgraph.registry.registry import Registry
@@ -115,7 +120,7 @@ def clear_request_cache() -> None:
     """Forget the requests ranked and their vectors (timing runs start cold)."""
     with _rankings_lock:
         _rankings.clear()
-    get_embedder().clear_query_cache()
+    clear_query_caches()
 
 
 def cache_path(version: str) -> Path:
