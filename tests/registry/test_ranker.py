@@ -49,7 +49,7 @@ def test_a_request_ranked_again_is_not_embedded_again(
     every = rank_agents("move Jane's 6pm  class to Friday", top_k=100, registry=registry)
     again = rank_agents("move Jane's 6pm class to Friday", top_k=3, registry=registry)
     assert again == every[:3] and len(every) == len(registry.agents)
-    assert embedded == ["move Jane's 6pm  class to Friday"]  # once, spacing aside
+    assert [" ".join(t.split()) for t in embedded] == ["move Jane's 6pm class to Friday"]  # once
     clear_request_cache()  # timing runs start cold: ranked and embedded again
     assert rank_agents("move Jane's 6pm class to Friday", registry=registry) == every[:5]
     assert len(embedded) == 2

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from opsgraph.engine.budget import SecondsBudget
@@ -24,24 +23,12 @@ from opsgraph.settings import get_settings
 from opsgraph.store.people import record_name
 from opsgraph.store.scope import TenantScope
 
-T = TypeVar("T")
-
 
 @functools.cache
 def _read_ahead_executor() -> ThreadPoolExecutor:
     """The threads of the runs' read-ahead lookups, one pool per process (no thread starts
     before the first lookup, so a pool made twice by a race costs nothing)."""
     return ThreadPoolExecutor(4, thread_name_prefix="run-read-ahead")
-
-
-def _now(read: Callable[..., T], *args: Any) -> Future[T]:
-    """`read(*args)` made here, as a finished future (what it returned, or raised)."""
-    done: Future[T] = Future()
-    try:
-        done.set_result(read(*args))
-    except Exception as exc:
-        done.set_exception(exc)
-    return done
 
 
 class CapReached(RunAborted):
@@ -176,26 +163,33 @@ class RunContext:
     def caller_name(self) -> str | None:
         """The name on the staff or member record whose id is the caller's user id (None:
         no such record). Looked up once per run: the prompts and the thread's summary."""
+        return self._name_read().result()
+
+    def _name_read(self) -> Future[str | None]:
         if self._name is None:
-            self._name = _now(record_name, self.scope, self.principal.user_id)
-        return self._name.result()
+            self._name = _read_ahead_executor().submit(record_name, self.scope,
+                                                       self.principal.user_id)
+        return self._name
 
     def few_shot_agents(self) -> frozenset[str]:
         """The agents (and the planner) the tenant has worked examples for, read once per
         run: the planner and each task look only those up (`engine.few_shot`)."""
+        return self._few_shot_read().result()
+
+    def _few_shot_read(self) -> Future[frozenset[str]]:
         if self._few_shot_agents is None:
-            self._few_shot_agents = _now(agents_with_examples, self.scope)
-        return self._few_shot_agents.result()
+            self._few_shot_agents = _read_ahead_executor().submit(agents_with_examples,
+                                                                  self.scope)
+        return self._few_shot_agents
 
     def read_ahead(self) -> None:
         """Start the run's read-once lookups (the caller's name, the agents with worked
         examples) in the background, so that they overlap the thread's lease and
         bookkeeping instead of following them on the way to the plan call. The accessors
         take the answers (or raise what the read raised)."""
-        pool = _read_ahead_executor()
-        self._name = pool.submit(record_name, self.scope, self.principal.user_id)
+        self._name_read()
         if get_settings().few_shot:
-            self._few_shot_agents = pool.submit(agents_with_examples, self.scope)
+            self._few_shot_read()
 
     def today_line(self, clock: bool = True) -> str:
         """`Monday 30 November 2026 (2026-11-30), 18:05 Europe/London` — what models are told;

@@ -12,10 +12,10 @@ rank the same request several times) is ranked from a small LRU.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -97,10 +97,6 @@ class AgentVectors:
 _memory: dict[str, AgentVectors] = {}
 _memory_lock = threading.Lock()
 _computations = 0
-_RANKINGS = 256
-_rankings: OrderedDict[tuple[str, str], tuple[Ranked, ...]] = OrderedDict()
-"""(registry version, request) → every agent, best first: the LRU of requests ranked."""
-_rankings_lock = threading.Lock()
 
 
 def computations() -> int:
@@ -118,8 +114,7 @@ def clear_memory_cache() -> None:
 
 def clear_request_cache() -> None:
     """Forget the requests ranked and their vectors (timing runs start cold)."""
-    with _rankings_lock:
-        _rankings.clear()
+    _ranking.cache_clear()
     clear_query_caches()
 
 
@@ -193,24 +188,18 @@ def _write_cache(path: Path, vectors: Vectors) -> None:
 
 def rank_agents(request: str, top_k: int = 5, registry: Registry | None = None) -> list[Ranked]:
     """The `top_k` agents best suited to `request`, best first."""
-    index = agent_vectors(registry if registry is not None else get_registry())
-    key = (index.version, " ".join(request.split()))
-    with _rankings_lock:
-        ranked = _rankings.get(key)
-        if ranked is not None:
-            _rankings.move_to_end(key)
-    if ranked is None:
-        ranked = _rank(index, request)
-        with _rankings_lock:
-            _rankings[key] = ranked
-            while len(_rankings) > _RANKINGS:
-                _rankings.popitem(last=False)
+    ranked = _ranking(registry if registry is not None else get_registry(),
+                      " ".join(request.split()))
     return list(ranked[:max(top_k, 0)])
 
 
-def _rank(index: AgentVectors, request: str) -> tuple[Ranked, ...]:
+@functools.lru_cache(maxsize=256)
+def _ranking(registry: Registry, request: str) -> tuple[Ranked, ...]:
+    """Every agent of `registry` for `request`, best first (kept: the code plans' checks
+    and the planner's candidates rank one request several times)."""
     import numpy as np  # heavy: numpy (cold start)
 
+    index = agent_vectors(registry)
     query = get_embedder().embed_query(request)
     sims = index.vectors @ query
     n = len(index.specs)

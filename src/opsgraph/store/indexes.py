@@ -21,7 +21,7 @@ from typing import Any
 from pymongo import ASCENDING, DESCENDING, IndexModel, UpdateOne
 from pymongo.database import Database
 
-from opsgraph.store.search_keys import NAMED, member_fields, name_fields
+from opsgraph.store.search_keys import NAMED, changed_keys, name_fields
 
 Document = dict[str, Any]
 T = ("tenant_id", ASCENDING)
@@ -138,10 +138,8 @@ def _backfill_member_keys(db: Database[Document]) -> int:
     """The search keys of members stored before them, `member_keys` included, and their
     `contact_keys` (and its index) gone: it is what `member_keys` replaced."""
     members = db["members"]
-    todo = [UpdateOne({"_id": doc["_id"]},
-                      {"$set": {**name_fields(doc["name"]),
-                                **member_fields(doc["name"], doc.get("email"), doc.get("phone"))},
-                       "$unset": {"contact_keys": ""}})
+    todo = [UpdateOne({"_id": doc["_id"]}, {"$set": changed_keys("members", doc, {}),
+                                            "$unset": {"contact_keys": ""}})
             for doc in members.find({"$or": [{"member_keys": {"$exists": False}},
                                              {"contact_keys": {"$exists": True}}]},
                                     {"name": 1, "email": 1, "phone": 1})

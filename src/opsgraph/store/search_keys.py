@@ -113,12 +113,10 @@ def national(number: str) -> str:
     return number.lstrip("0") or number
 
 
-def member_fields(name: str, email: str | None, phone: str | None) -> Document:
-    """`member_keys` of a member: its name's prefixes and sounds, its email words'
-    prefixes and its phone's endings, each marked with what it is."""
-    name_words = words(name)
-    keys = {f"n:{p}" for w in name_words for p in _prefixes(w)}
-    keys |= {f"s:{code}" for w in name_words if (code := soundex(w))}
+def member_fields(named: Document, email: str | None, phone: str | None) -> Document:
+    """`member_keys` of a member: the name keys of `named` (`name_fields`), its email
+    words' prefixes and its phone's endings, each marked with what it is."""
+    keys = {f"n:{p}" for p in named["name_prefixes"]} | {f"s:{s}" for s in named["name_sounds"]}
     for word in email_words(email or ""):
         keys |= {f"c:{p}" for p in _prefixes(word)}
     number = digits(phone or "")
@@ -148,7 +146,7 @@ def with_keys(collection: str, doc: Document) -> Document:
         return doc
     out = {**doc, **name_fields(doc[field])}
     if collection == "members":
-        out.update(member_fields(doc[field], doc.get("email"), doc.get("phone")))
+        out.update(member_fields(out, doc.get("email"), doc.get("phone")))
     return out
 
 
