@@ -12,8 +12,9 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from pymongo import MongoClient, monitoring
+from pymongo import MongoClient
 
+from opsgraph.bench.environment import CommandCounter
 from opsgraph.engine.events import Event
 from opsgraph.engine.threads import LeaseLost, _try_acquire, thread_lease
 from opsgraph.errors import Conflict
@@ -81,35 +82,20 @@ def test_a_lease_taken_by_another_owner_is_lost_and_not_deleted_on_exit(
     assert scope["thread_leases"].find_one({"thread_id": "th-taken"})["owner"] == "another-run"
 
 
-class LeaseReads(monitoring.CommandListener):
-    """The reads of `thread_leases` a client sends."""
-
-    def __init__(self) -> None:
-        self.count = 0
-
-    def started(self, event: monitoring.CommandStartedEvent) -> None:
-        if event.command_name == "find" and event.command.get("find") == "thread_leases":
-            self.count += 1
-
-    def succeeded(self, event: monitoring.CommandSucceededEvent) -> None:
-        return None
-
-    def failed(self, event: monitoring.CommandFailedEvent) -> None:
-        return None
-
-
 def test_the_first_step_takes_the_lease_s_taking_as_its_read_and_later_steps_read_it(
-        scope: TenantScope, demo_db: Any, mongo_uri: str) -> None:
-    reads = LeaseReads()
-    client: MongoClient[dict[str, Any]] = MongoClient(mongo_uri, event_listeners=[reads])
+        scope: TenantScope, demo_db: Any, mongo_uri: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("opsgraph.engine.threads.ACQUIRED_FRESH_S", 60.0)  # however slow
+    commands = CommandCounter()
+    client: MongoClient[dict[str, Any]] = MongoClient(mongo_uri, event_listeners=[commands])
     own = TenantScope(client[demo_db.name], "demo")
-    with thread_lease(own, "th-first") as lease:
+    with thread_lease(own, "th-first") as lease, commands.counting() as sent:
         assert lease.confirm("the first step") is False  # just taken: no read
-        assert reads.count == 0
+        assert sent["find thread_leases"] == 0
         take_over(scope, "th-first")
         with pytest.raises(LeaseLost, match="stopped at the second step: another owner"):
             lease.confirm("the second step")
-        assert reads.count == 1
+        assert sent["find thread_leases"] == 1
     client.close()
 
 

@@ -79,13 +79,12 @@ class ThreadLease(Lease):
         self.scope = scope
         self.thread_id = thread_id
         self._read_lock = threading.Lock()
-        self._last_read: tuple[float, dict[str, Any] | None] = (valid_until - lease_s, {})
-        """When the latest read of the lease began (`time.monotonic()`), and what it found:
-        at first the acquisition itself (held, and no stop asked of a lease just taken)."""
-        self._acquisition = True
-        """`_last_read` is still the acquisition, unused: the first step, when it comes
-        within `ACQUIRED_FRESH_S` of it, takes it as its read — no one can have asked this
-        run to stop yet (a stop names a run whose start its caller has seen)."""
+        self._last_read: tuple[float, dict[str, Any] | None] | None = None
+        """When the latest read of the lease began (`time.monotonic()`), and what it found."""
+        self._taken_at: float | None = valid_until - lease_s
+        """When the lease was taken, until the first read asks: within `ACQUIRED_FRESH_S`
+        the taking is that read (held, and no one can have asked this run to stop yet: a
+        stop names a run whose start its caller has seen)."""
 
     def check(self, where: str = "") -> None:
         """Raise `LeaseLost` if a renewal already found the lease gone (no I/O)."""
@@ -115,9 +114,10 @@ class ThreadLease(Lease):
         of the lease's taking, takes the taking as its read."""
         asked = time.monotonic()
         with self._read_lock:
-            if self._acquisition and asked - self._last_read[0] <= ACQUIRED_FRESH_S:
-                self._acquisition = False  # the first step's read, once
-            elif self._last_read[0] < asked:
+            taken, self._taken_at = self._taken_at, None
+            if taken is not None and asked - taken <= ACQUIRED_FRESH_S:
+                return {}
+            if self._last_read is None or self._last_read[0] < asked:
                 began = time.monotonic()
                 try:
                     found = self.coll.find_one({**self.key, "owner": self.owner,
@@ -128,7 +128,7 @@ class ThreadLease(Lease):
                                     f"{where or 'a step'}: its lease could not be read "
                                     f"({type(exc).__name__})",
                                     thread_id=self.thread_id) from exc
-                self._last_read, self._acquisition = (began, found), False
+                self._last_read = (began, found)
             return self._last_read[1]
 
 
