@@ -41,6 +41,15 @@ def test_rows_are_complete(report: Report) -> None:
             assert row.passed is None
 
 
+def test_harness_and_floor_take_turns(report: Report) -> None:
+    """Case 3 measures the harness and the asyncio floor in alternating rounds (one per
+    request in the tiny configuration), so the machine's load falls on both sides."""
+    row = next(r for r in report.rows if r.case == "3")
+    assert (row.measured["requests"], row.measured["rounds"]) == (2, 2)
+    assert row.ratio is not None and row.ratio > 0
+    assert "taking turns in 2 rounds" in row.note
+
+
 def test_dominant_costs_name_the_cost_centres(report: Report) -> None:
     text = "\n".join(report.dominant_costs)
     assert "by cost centre" in text and "tool calls" in text and "checkpoint writes" in text

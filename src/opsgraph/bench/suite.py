@@ -46,7 +46,7 @@ class BenchConfig:
     latency_ms: int = 200
     runs: int = 5
     supervisor_runs: int = 2
-    cpu_requests: int = 10
+    cpu_requests: int = 20
     profile_requests: int = 10
     burst_size: int = 50
     burst_latency_ms: int = 50
@@ -57,7 +57,7 @@ class BenchConfig:
     resolver_repeats: int = 5
 
 
-QUICK = BenchConfig(latency_ms=20, runs=1, supervisor_runs=1, cpu_requests=1,
+QUICK = BenchConfig(latency_ms=20, runs=1, supervisor_runs=1, cpu_requests=2,
                     profile_requests=1, burst_size=4, burst_latency_ms=5, ranker_requests=5,
                     import_repeats=1, scale=0.005, scale_repeats=1,
                     resolver_repeats=1)
