@@ -82,6 +82,9 @@ class Run:
 
 def test_the_run_that_started_first_gets_the_next_slot_though_it_asked_last(
         script: Any, one_model_slot: None) -> None:
+    """A run asks for its planner's slot as it starts (its graph starts before its
+    `run_started` is stored); a run that started earlier and asks later, as its tasks'
+    calls do after its plan, goes ahead of it. `earliest` is the ticket of such a run."""
     model = script({
         "plan": {"tasks": [task("t1", "members", "get", "Look up Emily Chen")]},
         "turns": {"t1": [{**call("members_get", member="Emily Chen"), "delay_ms": 50}]},
@@ -89,29 +92,29 @@ def test_the_run_that_started_first_gets_the_next_slot_though_it_asked_last(
     gate = threading.Event()
     holding = threading.Event()
 
-    def hold(ticket: int) -> None:  # a call of a run that started between the two runs
+    def hold(ticket: int) -> None:  # a call of the run that started first, asking last
         with model_call_slot(ticket):
             holding.set()
             gate.wait(60)
 
     with model_call_slot():  # the process's one slot is busy
-        early = Run("who is Emily Chen?", model)
-        between = threading.Thread(target=hold, args=(run_ticket(),))
+        earliest = threading.Thread(target=hold, args=(run_ticket(),))
         late = Run("who is Emily Chen?", model)
-        # the later run asks first, the earlier one second, the run between them last
         assert late.go().until("progress") == {"stage": "waiting_for_model", "position": 1,
                                                "step": "decompose"}
-        assert early.go().until("progress")["position"] == 1  # ahead of the later run
-        between.start()
+        later = Run("who is Emily Chen?", model)
+        assert later.go().until("progress")["position"] == 2  # behind the run before it
+        earliest.start()
         wait_until(lambda: model_calls_waiting() == 3, "three queued model calls")
-    # the early run's planner call went first; then the slot passed to the call that
-    # started before the late run, which holds it: the late run has not been served
-    assert early.until("plan")["tasks"][0]["id"] == "t1"
+    # the slot passed to the call of the run that started first, which holds it: neither
+    # later run has been served
     assert holding.wait(60)
     assert late.drain() == ["run_started", "progress"]
+    assert later.drain() == ["run_started", "progress"]
     gate.set()
-    between.join(60)
-    for run in (early, late):
+    earliest.join(60)
+    assert late.until("plan")["tasks"][0]["id"] == "t1"
+    for run in (late, later):
         run.finish()
         assert run.names[-1] == "run_finished"
         assert run.seen[-1].data["status"] == "completed"

@@ -55,3 +55,24 @@ def test_a_consumer_that_stops_early_closes_the_stream() -> None:
     assert next(batches)[0] == 1
     batches.close()  # as a client going away closes the run's generator
     assert closed.is_set()
+
+
+def test_a_started_pump_runs_before_iteration_and_close_stops_it() -> None:
+    first, closed = threading.Event(), threading.Event()
+
+    def stream() -> Iterator[int]:
+        try:
+            n = 0
+            while True:
+                n += 1
+                first.set()
+                yield n
+        finally:
+            closed.set()
+
+    pumped = Pumped(stream())
+    pumped.start()
+    assert first.wait(5)  # pumping with no consumer yet
+    pumped.close()  # a run whose start could not be stored: the graph stops
+    assert closed.is_set()
+    Pumped(iter([1])).close()  # never started: nothing to stop

@@ -92,11 +92,28 @@ def _cards(interrupts: tuple[Interrupt, ...]) -> list[dict[str, Any]]:
     return [i.value["card"] for i in interrupts if isinstance(i.value, dict) and "card" in i.value]
 
 
-def _drive(ctx: RunContext, graph: CompiledStateGraph[Any, Any, Any, Any], graph_input: Any,
-           ids: EventIds, record: RunRecord, before_finish: BeforeFinish | None = None,
+def _start_graph(ctx: RunContext, graph: CompiledStateGraph[Any, Any, Any, Any],
+                 graph_input: Any) -> Pumped[tuple[str, dict[str, Any]]]:
+    """The graph running from `graph_input` (a new message's state, or the `Command` that
+    resumes it) in its pump thread: it plans while the runner stores the run's start (a
+    thread update and the `run_started` event, ~5 ms on the plan event's path); what it
+    emits meanwhile waits in the pump, so the stored order is kept."""
+    # durability="exit": one checkpoint commit when the run ends or pauses (measured: 17
+    # commits → a handful per 8-task run). A process killed mid-run loses that run, and a
+    # retry is safe: recording proposals is idempotent and nothing applies before a decision.
+    parts = graph.stream(graph_input, _config(ctx.principal, ctx.thread_id), context=ctx,
+                         stream_mode=["custom", "updates"], durability="exit")
+    pumped = Pumped(cast(Iterator[tuple[str, dict[str, Any]]], parts))
+    pumped.start()
+    return pumped
+
+
+def _drive(ctx: RunContext, graph: CompiledStateGraph[Any, Any, Any, Any],
+           parts: Pumped[tuple[str, dict[str, Any]]], ids: EventIds, record: RunRecord,
+           before_finish: BeforeFinish | None = None,
            decided: Sequence[str] = ()) -> Iterator[Event]:
-    """Stream the graph from `graph_input` (a new message's state, or the `Command` that
-    resumes it with the changes `decided`), storing every event as it is made."""
+    """Take the started graph's chunks (`_start_graph`; a resumed run's `decided` changes),
+    storing every event as it is made."""
     config = _config(ctx.principal, ctx.thread_id)
     cards: list[dict[str, Any]] = []
     results: dict[str, Any] = {}
@@ -104,15 +121,9 @@ def _drive(ctx: RunContext, graph: CompiledStateGraph[Any, Any, Any, Any], graph
     tally, error = RunTally(), None
     try:
         try:
-            # durability="exit": one checkpoint commit when the run ends or pauses
-            # (measured: 17 commits → a handful per 8-task run). A process killed mid-run
-            # loses that run, and a retry is safe: recording proposals is idempotent and
-            # nothing applies before a decision.
-            parts = graph.stream(graph_input, config, context=ctx,
-                                 stream_mode=["custom", "updates"], durability="exit")
             # the graph runs on while its events are stored; those that came together are
             # stored in one write (engine.stream_pump)
-            for batch in Pumped(cast(Iterator[tuple[str, dict[str, Any]]], parts)):
+            for batch in parts:
                 emitted: list[tuple[str, dict[str, Any]]] = []
                 for mode, chunk in batch:
                     if mode == "custom":
@@ -261,14 +272,17 @@ def stream_run(principal: Principal, message: str, *, thread_id: str | None = No
             _check_thread(principal, thread_id, graph)
 
         start = new_harness_state(ctx, text, ctx.harness[0])
-        ids.log.open(ids.run_id, principal, text,
-                     requester_name=ctx.caller_name() or principal.user_id)
-        yield ids.make("run_started", {"thread_id": thread_id, "run_id": ids.run_id,
-                                       "message": text})
         turns = [*(earlier if new_thread else []), Turn(role="user", content=text)]
-        record = RunRecord(ctx.scope, thread_id, ids.run_id, principal, start)
-        yield from _drive(ctx, graph, new_message_state(text, principal, model, turns, start), ids,
-                          record)
+        parts = _start_graph(ctx, graph, new_message_state(text, principal, model, turns, start))
+        try:
+            ids.log.open(ids.run_id, principal, text,
+                         requester_name=ctx.caller_name() or principal.user_id)
+            yield ids.make("run_started", {"thread_id": thread_id, "run_id": ids.run_id,
+                                           "message": text})
+            record = RunRecord(ctx.scope, thread_id, ids.run_id, principal, start)
+            yield from _drive(ctx, graph, parts, ids, record)
+        finally:
+            parts.close()
 
 
 def stream_resume(principal: Principal, thread_id: str, decisions: dict[str, ResumeValue], *,
@@ -305,9 +319,13 @@ def stream_resume(principal: Principal, thread_id: str, decisions: dict[str, Res
             raise NotWaiting(f"thread {thread_id} is not waiting for "
                              f"{', '.join(decisions)}: its run was already resumed",
                              thread_id=thread_id)
-        ids.log.open(ids.run_id, requester, values.request if values else "")
-        yield ids.make("run_started", {"thread_id": thread_id, "run_id": ids.run_id,
-                                       "resumed": sorted(decisions)})
-        record = RunRecord(scope, thread_id, ids.run_id, requester, started, resumed=True)
-        yield from _drive(ctx, graph, Command(resume=resume), ids, record, before_finish,
-                          decided=[cid for cid in decisions if cid in by_change])
+        parts = _start_graph(ctx, graph, Command(resume=resume))
+        try:
+            ids.log.open(ids.run_id, requester, values.request if values else "")
+            yield ids.make("run_started", {"thread_id": thread_id, "run_id": ids.run_id,
+                                           "resumed": sorted(decisions)})
+            record = RunRecord(scope, thread_id, ids.run_id, requester, started, resumed=True)
+            yield from _drive(ctx, graph, parts, ids, record, before_finish,
+                              decided=[cid for cid in decisions if cid in by_change])
+        finally:
+            parts.close()

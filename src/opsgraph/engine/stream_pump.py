@@ -7,9 +7,11 @@ during each one: the next step of the graph is scheduled only when the caller as
 next chunk. Here a pump thread keeps the loop going and queues what it yields; the caller
 takes the chunks in batches — all that is queued when it looks — so the events that
 arrive together (a plan's `task_started`s) are stored in one write. Order is kept; an
-exception of the graph is raised to the caller where the chunk would have come. When the
-caller stops early (it closed the iterator), the pump stops after the chunk it is waiting
-for, and closing waits for that: nothing of the graph runs after its consumer has gone.
+exception of the graph is raised to the caller where the chunk would have come. `start`
+starts the pump before the caller iterates (the runner starts the graph, then stores the
+run's first event). When the caller stops early (it closed the iterator, or `close`), the
+pump stops after the chunk it is waiting for, and closing waits for that: nothing of the
+graph runs after its consumer has gone.
 """
 
 from __future__ import annotations
@@ -56,8 +58,20 @@ class Pumped(Generic[T]):
                 close()
         self._queue.put(_End())
 
+    def start(self) -> None:
+        """Start pumping now (iterating starts it too)."""
+        if not self._thread.is_alive() and self._thread.ident is None:
+            self._thread.start()
+
+    def close(self) -> None:
+        """Stop the pump after its current chunk and wait for it (nothing when it never
+        started or has ended)."""
+        self._stop.set()
+        if self._thread.ident is not None:
+            self._thread.join()
+
     def __iter__(self) -> Iterator[list[T]]:
-        self._thread.start()
+        self.start()
         try:
             while True:
                 batch = [self._queue.get()]
@@ -75,5 +89,4 @@ class Pumped(Generic[T]):
                         raise end.error
                     return
         finally:
-            self._stop.set()
-            self._thread.join()
+            self.close()
