@@ -47,7 +47,7 @@ def test_the_graph_plans_while_the_runs_start_is_stored(
     assert finished(events)["status"] == "completed"
     stored = [event for _, event in events_after(TenantScope.of(staff), "th-start")]
     names = [e.event for e in stored]
-    assert names[0] == "run_started" and names.index("plan") > 0 and names[-1] == "run_finished"
+    assert names[0] == "run_started" and "plan" in names and names[-1] == "run_finished"
     assert [(e.id, e.event) for e in events] == [(e.id, e.event) for e in stored]  # as stored
 
 
@@ -57,5 +57,6 @@ def test_a_client_gone_at_run_started_stops_the_graph(script: Any) -> None:
     run = stream_run(staff, "who is Emily Chen?", thread_id="th-gone", model=model)
     assert next(run).event == "run_started"
     run.close()  # the graph stops after its current step; the thread is free again
+    assert not [t for t in threading.enumerate() if t.name == "graph-pump" and t.is_alive()]
     again = chat(staff, "who is Emily Chen?", script(SCRIPT), thread="th-gone")
     assert finished(again)["status"] == "completed"

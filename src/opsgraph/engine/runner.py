@@ -108,12 +108,29 @@ def _start_graph(ctx: RunContext, graph: CompiledStateGraph[Any, Any, Any, Any],
     return pumped
 
 
+def _run(ctx: RunContext, graph: CompiledStateGraph[Any, Any, Any, Any], graph_input: Any,
+         ids: EventIds, record: RunRecord, started: dict[str, Any], *,
+         requester_name: str | None = None, before_finish: BeforeFinish | None = None,
+         decided: Sequence[str] = ()) -> Iterator[Event]:
+    """The run's events: the graph starts from `graph_input` and plans while the run's start
+    is stored (the thread's record, then `run_started` with `started`); `_drive` stores the
+    rest. However the consumer stops, the graph stops with it."""
+    parts = _start_graph(ctx, graph, graph_input)
+    try:
+        ids.log.open(ids.run_id, ctx.principal, ctx.request, requester_name=requester_name)
+        yield ids.make("run_started", {"thread_id": ctx.thread_id, "run_id": ids.run_id,
+                                       **started})
+        yield from _drive(ctx, graph, parts, ids, record, before_finish, decided)
+    finally:
+        parts.close()
+
+
 def _drive(ctx: RunContext, graph: CompiledStateGraph[Any, Any, Any, Any],
            parts: Pumped[tuple[str, dict[str, Any]]], ids: EventIds, record: RunRecord,
            before_finish: BeforeFinish | None = None,
            decided: Sequence[str] = ()) -> Iterator[Event]:
-    """Take the started graph's chunks (`_start_graph`; a resumed run's `decided` changes),
-    storing every event as it is made."""
+    """Take the started graph's chunks (a resumed run's `decided` changes), storing every
+    event as it is made."""
     config = _config(ctx.principal, ctx.thread_id)
     cards: list[dict[str, Any]] = []
     results: dict[str, Any] = {}
@@ -273,16 +290,10 @@ def stream_run(principal: Principal, message: str, *, thread_id: str | None = No
 
         start = new_harness_state(ctx, text, ctx.harness[0])
         turns = [*(earlier if new_thread else []), Turn(role="user", content=text)]
-        parts = _start_graph(ctx, graph, new_message_state(text, principal, model, turns, start))
-        try:
-            ids.log.open(ids.run_id, principal, text,
-                         requester_name=ctx.caller_name() or principal.user_id)
-            yield ids.make("run_started", {"thread_id": thread_id, "run_id": ids.run_id,
-                                           "message": text})
-            record = RunRecord(ctx.scope, thread_id, ids.run_id, principal, start)
-            yield from _drive(ctx, graph, parts, ids, record)
-        finally:
-            parts.close()
+        record = RunRecord(ctx.scope, thread_id, ids.run_id, principal, start)
+        yield from _run(ctx, graph, new_message_state(text, principal, model, turns, start), ids,
+                        record, {"message": text},
+                        requester_name=ctx.caller_name() or principal.user_id)
 
 
 def stream_resume(principal: Principal, thread_id: str, decisions: dict[str, ResumeValue], *,
@@ -319,13 +330,7 @@ def stream_resume(principal: Principal, thread_id: str, decisions: dict[str, Res
             raise NotWaiting(f"thread {thread_id} is not waiting for "
                              f"{', '.join(decisions)}: its run was already resumed",
                              thread_id=thread_id)
-        parts = _start_graph(ctx, graph, Command(resume=resume))
-        try:
-            ids.log.open(ids.run_id, requester, values.request if values else "")
-            yield ids.make("run_started", {"thread_id": thread_id, "run_id": ids.run_id,
-                                           "resumed": sorted(decisions)})
-            record = RunRecord(scope, thread_id, ids.run_id, requester, started, resumed=True)
-            yield from _drive(ctx, graph, parts, ids, record, before_finish,
-                              decided=[cid for cid in decisions if cid in by_change])
-        finally:
-            parts.close()
+        record = RunRecord(scope, thread_id, ids.run_id, requester, started, resumed=True)
+        yield from _run(ctx, graph, Command(resume=resume), ids, record,
+                        {"resumed": sorted(decisions)}, before_finish=before_finish,
+                        decided=[cid for cid in decisions if cid in by_change])

@@ -60,7 +60,7 @@ class Pumped(Generic[T]):
 
     def start(self) -> None:
         """Start pumping now (iterating starts it too)."""
-        if not self._thread.is_alive() and self._thread.ident is None:
+        if self._thread.ident is None:
             self._thread.start()
 
     def close(self) -> None:
