@@ -7,6 +7,7 @@ import json
 import os
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, TypedDict
 
 import pytest
@@ -15,7 +16,7 @@ from langgraph.graph import END, START, StateGraph
 from pydantic import BaseModel
 
 from opsgraph.errors import BadInput
-from opsgraph.models import ScriptedChatModel, ScriptedModelError, usage_of
+from opsgraph.models import ScriptedChatModel, ScriptedModelError, scripted, usage_of
 from opsgraph.models.script import load_script
 
 SCRIPT = """
@@ -235,6 +236,18 @@ def test_plan_and_synthesis_delays(tmp_path: Path) -> None:
     start = time.perf_counter()
     assert len(list(slow.stream("x", config=_cfg("synthesise")))) >= 3
     assert time.perf_counter() - start >= 0.12
+
+
+def test_a_streamed_reply_arrives_evenly_over_its_delay(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "slow.yaml"
+    path.write_text("plan: {tasks: []}\nsynthesis: done and dusted\nsynthesis_delay_ms: 300\n")
+    clock = [0.0]
+    monkeypatch.setattr(scripted, "time", SimpleNamespace(
+        monotonic=lambda: clock[0], sleep=lambda s: clock.__setitem__(0, clock[0] + s)))
+    arrived = [(round(clock[0], 3), c.content) for c in ScriptedChatModel(path=str(path)).stream(
+        "x", config=_cfg("synthesise"))]
+    assert arrived == [(0.1, "done "), (0.2, "and "), (0.3, "dusted"), (0.3, "")]
 
 
 def test_reports_usage(model: ScriptedChatModel) -> None:

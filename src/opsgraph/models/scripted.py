@@ -8,7 +8,8 @@ RunnableConfig; the model answers from the matching entry and keeps no state:
   `with_structured_output(TaskPlan)` parses it (include_raw works too);
 - `task` → turn *n* of that task, where *n* is the number of AI messages already in the
   call's messages (a new thread starts at 0; a resumed one continues where it stopped);
-- `synthesise` → the `synthesis` text, streamed word by word through `_stream`/`_astream`;
+- `synthesise` → the `synthesis` text, streamed word by word through `_stream`/`_astream`,
+  the words spread evenly over the delay;
 - `harness` → the `harness` entry of the call's `step_id` (a list: reply *n* as for turns).
 
 Why invoke/stream are overridden: langchain-core calls `_stream` without the run manager
@@ -72,10 +73,15 @@ class _Reply:
                          usage_metadata=self.usage,
                          response_metadata={"model_name": "scripted"})
 
-    def chunks(self) -> Iterator[ChatGenerationChunk]:
-        for word in _words(self.content):
-            yield ChatGenerationChunk(message=AIMessageChunk(content=word))
-        yield ChatGenerationChunk(message=AIMessageChunk(
+    def paced(self) -> Iterator[tuple[float, ChatGenerationChunk]]:
+        """The streamed chunks, each with the second of the call it is due at: the words
+        arrive evenly over the reply's delay (as a model streams its answer while it writes
+        it), the last chunk, with the tool calls and usage, at the delay."""
+        words = _words(self.content)
+        for i, word in enumerate(words):
+            yield (self.delay_s * (i + 1) / len(words),
+                   ChatGenerationChunk(message=AIMessageChunk(content=word)))
+        yield self.delay_s, ChatGenerationChunk(message=AIMessageChunk(
             content="",
             tool_call_chunks=[
                 tool_call_chunk(name=tc["name"], args=json.dumps(tc["args"]), id=tc["id"],
@@ -194,9 +200,10 @@ class ScriptedChatModel(BaseChatModel):
                 run_manager: CallbackManagerForLLMRun | None = None,
                 **kwargs: Any) -> Iterator[ChatGenerationChunk]:
         reply = self._reply(messages, kwargs, run_manager)
-        if reply.delay_s:
-            time.sleep(reply.delay_s)
-        for chunk in reply.chunks():
+        start = time.monotonic()
+        for due, chunk in reply.paced():
+            if (wait := start + due - time.monotonic()) > 0:
+                time.sleep(wait)
             if run_manager is not None:
                 run_manager.on_llm_new_token(chunk.text, chunk=chunk)
             yield chunk
@@ -205,9 +212,10 @@ class ScriptedChatModel(BaseChatModel):
                        run_manager: AsyncCallbackManagerForLLMRun | None = None,
                        **kwargs: Any) -> AsyncIterator[ChatGenerationChunk]:
         reply = self._reply(messages, kwargs, run_manager)
-        if reply.delay_s:
-            await asyncio.sleep(reply.delay_s)
-        for chunk in reply.chunks():
+        start = time.monotonic()
+        for due, chunk in reply.paced():
+            if (wait := start + due - time.monotonic()) > 0:
+                await asyncio.sleep(wait)
             if run_manager is not None:
                 await run_manager.on_llm_new_token(chunk.text, chunk=chunk)
             yield chunk
