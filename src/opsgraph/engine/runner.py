@@ -29,6 +29,7 @@ from opsgraph.engine.code_plans import prefetch_ranking
 from opsgraph.engine.context import RunContext
 from opsgraph.engine.events import Event
 from opsgraph.engine.graph import get_graph
+from opsgraph.engine.graph_threads import RunTasks
 from opsgraph.engine.harness_budget import seconds_budget
 from opsgraph.engine.harness_node import load_version, new_harness_state
 from opsgraph.engine.memory import Turn, as_turns
@@ -101,9 +102,17 @@ def _start_graph(ctx: RunContext, graph: CompiledStateGraph[Any, Any, Any, Any],
     # durability="exit": one checkpoint commit when the run ends or pauses (measured: 17
     # commits → a handful per 8-task run). A process killed mid-run loses that run, and a
     # retry is safe: recording proposals is idempotent and nothing applies before a decision.
-    parts = graph.stream(graph_input, _config(ctx.principal, ctx.thread_id), context=ctx,
-                         stream_mode=["custom", "updates"], durability="exit")
-    pumped = Pumped(cast(Iterator[tuple[str, dict[str, Any]]], parts))
+    tasks = RunTasks()
+    config = _config(ctx.principal, ctx.thread_id)
+    config["configurable"] = {**config.get("configurable", {}), **tasks.configurable()}
+
+    def parts() -> Iterator[tuple[str, dict[str, Any]]]:
+        with tasks:
+            yield from cast(Iterator[tuple[str, dict[str, Any]]], graph.stream(
+                graph_input, config, context=ctx, stream_mode=["custom", "updates"],
+                durability="exit"))
+
+    pumped = Pumped(parts())
     pumped.start()
     return pumped
 

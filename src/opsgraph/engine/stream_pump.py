@@ -1,5 +1,5 @@
-"""The graph's stream iterated in a thread of its own, so that the graph never waits for
-the run's consumer.
+"""The graph's stream iterated on a thread of its own (of the process's pool,
+`engine.graph_threads`), so that the graph never waits for the run's consumer.
 
 The runner stores each event before it hands it on (`engine.thread_log`), and a store
 write is a round trip. Iterated in the caller's thread, LangGraph's loop would stand still
@@ -17,12 +17,17 @@ graph runs after its consumer has gone.
 from __future__ import annotations
 
 import contextvars
+import logging
 import queue
 import threading
 from collections.abc import Iterator
+from concurrent.futures import Future
 from typing import Generic, TypeVar
 
+from opsgraph.engine.graph_threads import pool
+
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 
 class _End:
@@ -35,13 +40,12 @@ class _End:
 class Pumped(Generic[T]):
     """`stream` iterated in a pump thread; iterate this for lists of its items."""
 
-    def __init__(self, stream: Iterator[T], name: str = "graph-pump") -> None:
+    def __init__(self, stream: Iterator[T]) -> None:
         self._stream = stream
         self._queue: queue.SimpleQueue[T | _End] = queue.SimpleQueue()
         self._stop = threading.Event()
-        context = contextvars.copy_context()  # the run's log ids and span, in the pump too
-        self._thread = threading.Thread(target=context.run, args=(self._pump,), daemon=True,
-                                        name=name)
+        self._context = contextvars.copy_context()  # the run's log ids and span, in the pump
+        self._pumping: Future[None] | None = None
 
     def _pump(self) -> None:
         try:
@@ -60,15 +64,15 @@ class Pumped(Generic[T]):
 
     def start(self) -> None:
         """Start pumping now (iterating starts it too)."""
-        if self._thread.ident is None:
-            self._thread.start()
+        if self._pumping is None:
+            self._pumping = pool().submit(self._context.run, self._pump)
 
     def close(self) -> None:
         """Stop the pump after its current chunk and wait for it (nothing when it never
         started or has ended)."""
         self._stop.set()
-        if self._thread.ident is not None:
-            self._thread.join()
+        if self._pumping is not None and (failed := self._pumping.exception()) is not None:
+            log.error("closing the graph's stream failed", exc_info=failed)
 
     def __iter__(self) -> Iterator[list[T]]:
         self.start()
