@@ -40,11 +40,11 @@ HISTORY = ("pull up Jane Smith", "Jane Smith - premium member, three upcoming bo
 
 def _resolver(env: BenchEnv, tenant: str, now: datetime) -> Callable[[str], int]:
     principal = Principal(tenant, "bench", frozenset({Role.STAFF}))
-    scope = TenantScope(env.db, tenant)
-    ctx, settings = Context(scope, principal, now), scope.require_tenant()
+    settings = TenantScope(env.db, tenant).require_tenant()
 
     def once(text: str) -> int:
         history = HISTORY if "her " in text else ()
+        ctx = Context(TenantScope(env.db, tenant), principal, now)  # on the current client
         found = resolve_request(ctx, text, timezone="UTC", now=now, history=history,
                                 tenant=settings)
         return len(found.mentions)

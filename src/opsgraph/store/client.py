@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from decimal import Decimal
 from typing import Any
 
 from bson.codec_options import TypeCodec, TypeRegistry
 from bson.decimal128 import Decimal128
-from pymongo import MongoClient
+from pymongo import MongoClient, monitoring
 from pymongo.database import Database
 
 from opsgraph.settings import get_settings
@@ -44,15 +46,36 @@ _lock = threading.Lock()
 _client: MongoClient[Document] | None = None
 
 
+def _uri() -> str:
+    settings = get_settings()
+    return settings.mongodb_uri or start_for_home(settings.home).uri
+
+
 def get_client() -> MongoClient[Document]:
     """One client per process (pymongo pools connections; clients are thread-safe)."""
     global _client
     with _lock:
         if _client is None:
-            settings = get_settings()
-            uri = settings.mongodb_uri or start_for_home(settings.home).uri
-            _client = new_client(uri)
+            _client = new_client(_uri())
         return _client
+
+
+@contextmanager
+def listened_to(listener: monitoring.CommandListener) -> Iterator[None]:
+    """Inside the block the process's client is a new one that also tells `listener` of
+    every command (the bench counts commands so); the client from before comes back after.
+    What holds a client of its own (a compiled graph's checkpointer) keeps it."""
+    global _client
+    before = get_client()
+    listening = new_client(_uri(), event_listeners=[*store_listeners(), listener])
+    with _lock:
+        _client = listening
+    try:
+        yield
+    finally:
+        with _lock:
+            _client = before
+        listening.close()
 
 
 def get_db() -> Database[Document]:
