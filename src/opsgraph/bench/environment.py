@@ -73,7 +73,8 @@ class CommandCounter(monitoring.CommandListener):
         """Count the commands the process sends inside the block; yields the live counter.
         The graph is compiled again inside (its checkpointer's commands are counted too,
         not those that make its indexes) and after."""
-        from opsgraph.engine.graph import get_graph, reset_graph  # heavy: langgraph
+        # heavy: langgraph (cold start)
+        from opsgraph.engine.graph import get_graph, reset_graph
 
         with listened_to(self):
             reset_graph()
