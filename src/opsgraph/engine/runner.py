@@ -84,8 +84,11 @@ def make_context(principal: Principal, thread_id: str, run_model: str | None,
                       modules=tuple(tenant.get(modules.SETTING) or ()))
 
 
-def _config(principal: Principal, thread_id: str) -> RunnableConfig:
-    return {"configurable": {"thread_id": graph_thread_id(principal, thread_id)},
+def _config(principal: Principal, thread_id: str,
+            configurable: Mapping[str, Any] | None = None) -> RunnableConfig:
+    """The graph's config for the thread, with `configurable`'s entries added."""
+    return {"configurable": {"thread_id": graph_thread_id(principal, thread_id),
+                             **(configurable or {})},
             "recursion_limit": RECURSION_LIMIT, "max_concurrency": 32}
 
 
@@ -94,7 +97,8 @@ def _cards(interrupts: tuple[Interrupt, ...]) -> list[dict[str, Any]]:
 
 
 def _start_graph(ctx: RunContext, graph: CompiledStateGraph[Any, Any, Any, Any],
-                 graph_input: Any) -> Pumped[tuple[str, dict[str, Any]]]:
+                 graph_input: Any, tasks: RunTasks, config: RunnableConfig
+                 ) -> Pumped[tuple[str, dict[str, Any]]]:
     """The graph running from `graph_input` (a new message's state, or the `Command` that
     resumes it) in its pump thread: it plans while the runner stores the run's start (a
     thread update and the `run_started` event, ~5 ms on the plan event's path); what it
@@ -102,10 +106,6 @@ def _start_graph(ctx: RunContext, graph: CompiledStateGraph[Any, Any, Any, Any],
     # durability="exit": one checkpoint commit when the run ends or pauses (measured: 17
     # commits → a handful per 8-task run). A process killed mid-run loses that run, and a
     # retry is safe: recording proposals is idempotent and nothing applies before a decision.
-    tasks = RunTasks()
-    config = _config(ctx.principal, ctx.thread_id)
-    config["configurable"] = {**config.get("configurable", {}), **tasks.configurable()}
-
     def parts() -> Iterator[tuple[str, dict[str, Any]]]:
         with tasks:
             yield from cast(Iterator[tuple[str, dict[str, Any]]], graph.stream(
@@ -124,23 +124,24 @@ def _run(ctx: RunContext, graph: CompiledStateGraph[Any, Any, Any, Any], graph_i
     """The run's events: the graph starts from `graph_input` and plans while the run's start
     is stored (the thread's record, then `run_started` with `started`); `_drive` stores the
     rest. However the consumer stops, the graph stops with it."""
-    parts = _start_graph(ctx, graph, graph_input)
+    tasks = RunTasks()
+    config = _config(ctx.principal, ctx.thread_id, tasks.configurable())
+    parts = _start_graph(ctx, graph, graph_input, tasks, config)
     try:
         ids.log.open(ids.run_id, ctx.principal, ctx.request, requester_name=requester_name)
         yield ids.make("run_started", {"thread_id": ctx.thread_id, "run_id": ids.run_id,
                                        **started})
-        yield from _drive(ctx, graph, parts, ids, record, before_finish, decided)
+        yield from _drive(ctx, graph, config, parts, ids, record, before_finish, decided)
     finally:
         parts.close()
 
 
 def _drive(ctx: RunContext, graph: CompiledStateGraph[Any, Any, Any, Any],
-           parts: Pumped[tuple[str, dict[str, Any]]], ids: EventIds, record: RunRecord,
-           before_finish: BeforeFinish | None = None,
+           config: RunnableConfig, parts: Pumped[tuple[str, dict[str, Any]]], ids: EventIds,
+           record: RunRecord, before_finish: BeforeFinish | None = None,
            decided: Sequence[str] = ()) -> Iterator[Event]:
     """Take the started graph's chunks (a resumed run's `decided` changes), storing every
-    event as it is made."""
-    config = _config(ctx.principal, ctx.thread_id)
+    event as it is made (`config`: the graph's, which a stopped run's state update uses)."""
     cards: list[dict[str, Any]] = []
     results: dict[str, Any] = {}
     status = "completed"
