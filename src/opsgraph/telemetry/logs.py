@@ -4,8 +4,8 @@
 Every module logs through the standard library (`logging.getLogger(__name__)`); this module
 puts one handler on the root logger, with a filter that copies the ids of `context` onto
 each record. JSON lines are written by AWS Lambda Powertools' formatter (the fields
-CloudWatch Logs Insights expects, the X-Ray trace id on Lambda), imported only in JSON
-mode; the text formatter is the standard library's.
+CloudWatch Logs Insights expects, the X-Ray trace id on Lambda; imported with this module,
+as `telemetry.metrics` imports Powertools); the text formatter is the standard library's.
 
 Figures go on a line as `extra` fields (`log.info("run finished", extra={...})`): in JSON
 they are keys of the object, in text they follow the message as `key=value`.
