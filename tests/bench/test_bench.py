@@ -55,9 +55,32 @@ def test_dominant_costs_name_the_cost_centres(report: Report) -> None:
     assert "by cost centre" in text and "tool calls" in text and "checkpoint writes" in text
 
 
+def test_wall_phases_split_the_request_at_its_model_calls(report: Report) -> None:
+    """Seven phases after the heading: three model calls and the four stretches around them,
+    none negative (a phase that ran backwards would mean calls noted out of order)."""
+    heading, *phases = report.wall_phases
+    assert "by phase" in heading and len(phases) == 7
+    assert sum("beside the call" in line for line in phases) == 3
+    assert all(float(line.split()[0]) >= 0 for line in phases)
+
+
+def test_a_run_split_into_phases_adds_up_to_its_wall_time() -> None:
+    from opsgraph.bench.drive import BenchFailure
+    from opsgraph.bench.phases import split_run
+
+    calls = {"structured": [(1.0, 1.2)], "invoke": [(1.25, 1.45), (1.3, 1.5)],
+             "stream_text": [(1.6, 1.8)]}
+    split = split_run(0.9, 1.0, calls)
+    assert [round(s, 3) for s in split] == [0.1, 0.2, 0.1, 0.2, 0.1, 0.2, 0.1]
+    assert round(sum(split), 9) == 1.0
+    with pytest.raises(BenchFailure, match="0 plan call"):
+        split_run(0.9, 1.0, {**calls, "structured": []})
+
+
 def test_json_output_is_one_object(report: Report) -> None:
     data = json.loads(format_json(report))
-    assert set(data) >= {"rows", "dominant_costs", "environment", "errors", "elapsed_s"}
+    assert set(data) >= {"rows", "dominant_costs", "wall_phases", "environment", "errors",
+                         "elapsed_s"}
     row = data["rows"][0]
     assert set(row) >= {"case", "name", "measured", "target", "ratio", "passed"}
 

@@ -124,7 +124,8 @@ class CentreClock:
 
 
 @contextmanager
-def _patched(target: Any, name: str, value: Any) -> Iterator[None]:
+def patched(target: Any, name: str, value: Any) -> Iterator[None]:
+    """`target.name` is `value` for the block (and as it was after)."""
     original = getattr(target, name)
     setattr(target, name, value)
     try:
@@ -144,8 +145,8 @@ def timing_centres(clock: CentreClock, saver: Any) -> Iterator[list[str]]:
                 missing.append(f"{module_name}.{attribute}")
                 continue
             fn = getattr(module, attribute)
-            stack.enter_context(_patched(module, attribute, clock.wrapped(label, fn, how)))
-        stack.enter_context(_patched(BoundTool, "schema",
+            stack.enter_context(patched(module, attribute, clock.wrapped(label, fn, how)))
+        stack.enter_context(patched(BoundTool, "schema",
                                      clock.timed(SCHEMA, BoundTool.schema)))
         for label, methods in SAVER:
             for method in methods:  # on the instance: its class stays untouched

@@ -45,14 +45,17 @@ class Report:
 
     rows: list[Row] = field(default_factory=list)
     dominant_costs: list[str] = field(default_factory=list)
+    wall_phases: list[str] = field(default_factory=list)
     environment: dict[str, Any] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     elapsed_s: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
-        """One JSON object: rows, dominant costs, environment, errors, elapsed seconds."""
+        """One JSON object: rows, dominant costs, wall phases, environment, errors, elapsed
+        seconds."""
         return {"rows": [row.to_json() for row in self.rows],
-                "dominant_costs": self.dominant_costs, "environment": self.environment,
+                "dominant_costs": self.dominant_costs, "wall_phases": self.wall_phases,
+                "environment": self.environment,
                 "errors": self.errors, "elapsed_s": round(self.elapsed_s, 1)}
 
 
@@ -95,6 +98,9 @@ def format_table(report: Report) -> str:
     if report.dominant_costs:
         out += ["", "Dominant costs (harness CPU at 0 ms, case 3):"]
         out += [f"  {line}" for line in report.dominant_costs]
+    if report.wall_phases:
+        out += ["", "Where the wall time goes (case 1 at cap 8):"]
+        out += [f"  {line}" for line in report.wall_phases]
     if report.errors:
         out += ["", "Errors:"] + [f"  {line}" for line in report.errors]
     env = ", ".join(f"{k}={v}" for k, v in report.environment.items())

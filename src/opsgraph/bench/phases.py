@@ -1,0 +1,137 @@
+"""Where the 8-task request's wall time goes, phase by phase (case 1 at cap 8).
+
+Case 1 says how far the request is from its critical path (plan call, one task's call,
+synthesis); this says where the difference lies. For the timed runs only, the engine's three
+model-call entries (`engine.model_calls.structured`, `.invoke`, `.stream_text`) are wrapped
+(in this process, restored afterwards) to note when each call begins and ends; a run splits
+at those moments into the time before the plan call, the three calls (each beside the
+script's latency) and the time between them. The phases do not overlap and add up to the
+run's wall time; the report gives each one's median over the runs.
+"""
+
+from __future__ import annotations
+
+import itertools
+import statistics
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from opsgraph.bench.drive import BenchFailure, timed_run
+from opsgraph.bench.environment import BenchEnv, model_concurrency
+from opsgraph.bench.profiling import patched
+from opsgraph.bench.scripts import fanout_script
+
+CAP = 8
+
+
+@dataclass
+class CallClock:
+    """When each model call of the runs began and ended (`time.perf_counter()`), by entry."""
+
+    calls: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def note(self, entry: str, began: float) -> None:
+        """A call through `entry` that began at `began` has just ended."""
+        with self._lock:
+            self.calls.setdefault(entry, []).append((began, time.perf_counter()))
+
+    def timed(self, entry: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """`fn`, noting its calls."""
+        def call(*args: Any, **kwargs: Any) -> Any:
+            began = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.note(entry, began)
+        return call
+
+    def timed_stream(self, entry: str, fn: Callable[..., Iterator[Any]]
+                     ) -> Callable[..., Iterator[Any]]:
+        """A generator function, noting each stream from its first step to its last."""
+        def call(*args: Any, **kwargs: Any) -> Iterator[Any]:
+            began = time.perf_counter()
+            try:
+                yield from fn(*args, **kwargs)
+            finally:
+                self.note(entry, began)
+        return call
+
+    def take(self) -> dict[str, list[tuple[float, float]]]:
+        """The calls noted so far (and forget them)."""
+        with self._lock:
+            taken, self.calls = self.calls, {}
+        return taken
+
+
+@contextmanager
+def clocked_model_calls(clock: CallClock) -> Iterator[None]:
+    """The engine's model-call entries noted on `clock` for the block."""
+    from opsgraph.engine import model_calls  # heavy: langgraph (cold start)
+
+    with ExitStack() as stack:
+        for entry in ("structured", "invoke"):
+            stack.enter_context(patched(model_calls, entry,
+                                        clock.timed(entry, getattr(model_calls, entry))))
+        stack.enter_context(patched(model_calls, "stream_text", clock.timed_stream(
+            "stream_text", model_calls.stream_text)))
+        yield
+
+
+PHASES = (
+    ("before the plan call", False),
+    ("the plan call", True),
+    ("plan call → the last task's call starts (launching the tasks)", False),
+    ("the last task's call", True),
+    ("its end → synthesis starts (the tasks' tools and results)", False),
+    ("synthesis", True),
+    ("after synthesis (answer, checkpoint, run record, run_finished, lease)", False),
+)
+"""Each phase, and whether it is a model call (on the critical path at the latency)."""
+
+
+def split_run(start: float, wall_s: float, calls: dict[str, list[tuple[float, float]]]
+              ) -> list[float]:
+    """One run's phases (seconds, in `PHASES` order) from its start, wall time and calls."""
+    plans, tasks, syntheses = (calls.get(k, []) for k in ("structured", "invoke",
+                                                          "stream_text"))
+    if len(plans) != 1 or not tasks or len(syntheses) != 1:
+        raise BenchFailure(f"a timed run made {len(plans)} plan call(s), {len(tasks)} task "
+                           f"call(s) and {len(syntheses)} synthesis call(s), not 1, 8 and 1")
+    (plan_start, plan_end), (synth_start, synth_end) = plans[0], syntheses[0]
+    last = max(tasks, key=lambda call: call[1])
+    marks = [start, plan_start, plan_end, last[0], last[1], synth_start, synth_end,
+             start + wall_s]
+    return [after - before for before, after in itertools.pairwise(marks)]
+
+
+def measure_phases(env: BenchEnv, latency_ms: int, runs: int) -> list[list[float]]:
+    """`runs` 8-task requests at cap 8, each split into its phases."""
+    spec = env.write_script(f"fanout-{latency_ms}ms", fanout_script(8, latency_ms))
+    clock = CallClock()
+    split: list[list[float]] = []
+    with model_concurrency(CAP), clocked_model_calls(clock):
+        for _ in range(runs):
+            clock.take()
+            start = time.perf_counter()
+            timing = timed_run(env, spec)
+            split.append(split_run(start, timing.wall_s, clock.take()))
+    return split
+
+
+def phase_lines(split: list[list[float]], latency_ms: int) -> list[str]:
+    """The report's lines: each phase's median, and how much of it is overhead."""
+    medians = [statistics.median(run[i] for run in split) * 1000 for i in range(len(PHASES))]
+    wall = statistics.median(sum(run) for run in split) * 1000
+    path = latency_ms * sum(call for _, call in PHASES)
+    lines = [f"{wall:.0f} ms per 8-task request at cap {CAP} ({len(split)} runs, "
+             f"{latency_ms} ms per call; critical path {path} ms), by phase (medians):"]
+    for (label, is_call), ms in zip(PHASES, medians, strict=True):
+        over = ms - latency_ms if is_call else ms
+        lines.append(f"{ms:7.1f} ms  {label}" + (f" ({over:+.1f} ms beside the call)"
+                                                    if is_call else ""))
+    return lines
