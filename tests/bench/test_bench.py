@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 
 import pytest
 
@@ -53,6 +54,26 @@ def test_harness_and_floor_take_turns(report: Report) -> None:
 def test_dominant_costs_name_the_cost_centres(report: Report) -> None:
     text = "\n".join(report.dominant_costs)
     assert "by cost centre" in text and "tool calls" in text and "checkpoint writes" in text
+    # found where their callers import them by name, and the request's embedding made ahead
+    assert "ranking the request" in text and "system_prompt" in text and "embeddings" in text
+    assert "not found" not in text
+
+
+def test_a_centre_inside_another_counts_to_the_outer_one() -> None:
+    from opsgraph.bench.profiling import CentreClock
+
+    clock = CentreClock()
+
+    def busy() -> None:
+        end = time.thread_time() + 0.02
+        while time.thread_time() < end:
+            pass
+
+    inner = clock.timed("inner", busy)
+    outer = clock.timed("outer", lambda: (busy(), inner()))
+    outer()
+    inner()
+    assert clock.cpu["outer"] >= 0.035 and 0.015 <= clock.cpu["inner"] < 0.035
 
 
 def test_wall_phases_split_the_request_at_its_model_calls(report: Report) -> None:

@@ -6,8 +6,12 @@ tools take 17 % unprofiled); a stack sampler charges CPU to wherever a thread si
 looked at, which after a burst of work is usually a blocking socket read. So the bench
 times the centres themselves: for the profiled requests only, a few functions of the
 runtime are wrapped (in this process, restored afterwards; no file changes) to add the
-calling thread's CPU time (`time.thread_time`) spent inside them. The centres do not nest
-in one another, so their shares add up; "the rest" is the process's CPU outside them.
+calling thread's CPU time (`time.thread_time`) spent inside them. A function is wrapped
+where its callers look it up: in each module that imports it by name (a wrapper on the
+defining module alone is never called by those, and its CPU fell to "the rest": the ranker,
+the per-task model resolution and system prompt were missing from the list so). A centre
+entered inside another counts to the outer one, so the shares add up; "the rest" is the
+process's CPU outside them.
 """
 
 from __future__ import annotations
@@ -22,34 +26,41 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any, Literal
 
+from opsgraph.knowledge.embeddings import Embedder
 from opsgraph.tools.contract import BoundTool
 
 Wrap = Literal["call", "generator", "factory"]
-# (label, module, attribute, how): "factory" wraps what the function returns (a closure).
-CENTRES: tuple[tuple[str, str, str, Wrap], ...] = (
+# (label, the modules its callers look it up in, attribute, how): "factory" wraps what the
+# function returns (a closure).
+CENTRES: tuple[tuple[str, tuple[str, ...], str, Wrap], ...] = (
     ("tool calls: guard + operation (also in the floor)",
-     "opsgraph.tools.binding", "guard", "factory"),
+     ("opsgraph.tools.binding",), "guard", "factory"),
     ("model calls: langchain invoke + scripted model (also in the floor)",
-     "opsgraph.engine.model_calls", "invoke", "call"),
+     ("opsgraph.engine.model_calls",), "invoke", "call"),
     ("plan call: structured output (also in the floor)",
-     "opsgraph.engine.model_calls", "structured", "call"),
+     ("opsgraph.engine.model_calls",), "structured", "call"),
     ("synthesis: streamed answer (also in the floor)",
-     "opsgraph.engine.model_calls", "stream_text", "generator"),
-    ("ranking the request: rank_agents", "opsgraph.registry.ranker", "rank_agents", "call"),
-    ("routing plan tasks: choose_agent", "opsgraph.engine.decompose", "choose_agent", "call"),
-    ("per-task model resolution: resolve_model_spec (a tenant_models read per task)",
-     "opsgraph.models.overrides", "resolve_model_spec", "call"),
-    ("per-task tool binding: bind_agent_tools", "opsgraph.engine.agent_run",
+     ("opsgraph.engine.model_calls",), "stream_text", "generator"),
+    ("ranking the request: rank_agents",
+     ("opsgraph.engine.decompose", "opsgraph.engine.code_plans"), "rank_agents", "call"),
+    ("routing plan tasks: choose_agent", ("opsgraph.engine.decompose",), "choose_agent",
+     "call"),
+    ("per-task model resolution: resolve_model_spec", ("opsgraph.engine.agent_run",),
+     "resolve_model_spec", "call"),
+    ("per-task tool binding: bind_agent_tools", ("opsgraph.engine.agent_run",),
      "bind_agent_tools", "call"),
-    ("per-task system prompt: system_prompt", "opsgraph.registry.prompt", "system_prompt",
+    ("per-task system prompt: system_prompt", ("opsgraph.engine.agent_run",), "system_prompt",
      "call"),
-    ("run set-up: make_context (tenant read)", "opsgraph.engine.runner", "make_context",
+    ("run set-up: make_context (tenant read)", ("opsgraph.engine.runner",), "make_context",
      "call"),
-    ("thread lease: acquire", "opsgraph.engine.threads", "_try_acquire", "call"),
+    ("thread lease: acquire", ("opsgraph.engine.threads",), "_try_acquire", "call"),
 )
 SCHEMA = "tool schemas: BoundTool.schema() per offered tool per turn"
+EMBEDDING = ("embeddings: Embedder._run (ONNX; the request's is made ahead, in the "
+             "background, so outside rank_agents)")
 SAVER = (("checkpoint writes: MongoDBSaver.put / put_writes", ("put", "put_writes")),
          ("checkpoint reads: MongoDBSaver.get_tuple", ("get_tuple",)))
+_DONE = object()
 REST = "the rest: LangGraph's loop and executor, events, threads, message objects"
 GC = "garbage collection"
 
@@ -86,15 +97,27 @@ class CentreClock:
     def _since(self, start: tuple[float, float]) -> float:
         return time.thread_time() - start[0] - (self._gc_spent() - start[1])
 
+    @contextmanager
+    def _inside(self, label: str) -> Iterator[None]:
+        """The calling thread's CPU in the block (less collections) added to `label`, unless
+        the thread is inside a centre already (which counts it)."""
+        if getattr(self._local, "inside", False):
+            yield
+            return
+        self._local.inside = True
+        start = (time.thread_time(), self._gc_spent())
+        try:
+            yield
+        finally:
+            self._local.inside = False
+            self.add(label, self._since(start))
+
     def timed(self, label: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-        """`fn`, adding the calling thread's CPU inside it (less collections) to `label`."""
+        """`fn`, adding the calling thread's CPU inside it to `label`."""
         @functools.wraps(fn)
         def call(*args: Any, **kwargs: Any) -> Any:
-            start = (time.thread_time(), self._gc_spent())
-            try:
+            with self._inside(label):
                 return fn(*args, **kwargs)
-            finally:
-                self.add(label, self._since(start))
         return call
 
     def timed_generator(self, label: str, fn: Callable[..., Iterator[Any]]
@@ -104,13 +127,10 @@ class CentreClock:
         def call(*args: Any, **kwargs: Any) -> Iterator[Any]:
             steps = fn(*args, **kwargs)
             while True:
-                start = (time.thread_time(), self._gc_spent())
-                try:
-                    item = next(steps)
-                except StopIteration:
+                with self._inside(label):
+                    item = next(steps, _DONE)
+                if item is _DONE:
                     return
-                finally:
-                    self.add(label, self._since(start))
                 yield item
         return call
 
@@ -139,15 +159,17 @@ def timing_centres(clock: CentreClock, saver: Any) -> Iterator[list[str]]:
     """Wrap every centre for the block; yields the centres that could not be found."""
     missing: list[str] = []
     with ExitStack() as stack:
-        for label, module_name, attribute, how in CENTRES:
-            module = importlib.import_module(module_name)
-            if not hasattr(module, attribute):
-                missing.append(f"{module_name}.{attribute}")
-                continue
-            fn = getattr(module, attribute)
-            stack.enter_context(patched(module, attribute, clock.wrapped(label, fn, how)))
+        for label, module_names, attribute, how in CENTRES:
+            for module_name in module_names:
+                module = importlib.import_module(module_name)
+                if not hasattr(module, attribute):
+                    missing.append(f"{module_name}.{attribute}")
+                    continue
+                fn = getattr(module, attribute)
+                stack.enter_context(patched(module, attribute, clock.wrapped(label, fn, how)))
         stack.enter_context(patched(BoundTool, "schema",
-                                     clock.timed(SCHEMA, BoundTool.schema)))
+                                    clock.timed(SCHEMA, BoundTool.schema)))
+        stack.enter_context(patched(Embedder, "_run", clock.timed(EMBEDDING, Embedder._run)))
         for label, methods in SAVER:
             for method in methods:  # on the instance: its class stays untouched
                 setattr(saver, method, clock.timed(label, getattr(saver, method)))
