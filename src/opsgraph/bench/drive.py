@@ -42,6 +42,8 @@ class RunTiming:
     model_calls: int = 0
     tokens: int = 0
     """Input plus output tokens of the run's model calls (as the model reported them)."""
+    started: float = 0.0
+    """`time.perf_counter()` when the run was asked for (its marks count from there)."""
 
 
 def request_text(label: str) -> str:
@@ -87,7 +89,8 @@ class _Recorder:
         usage = self.finished.get("usage")
         usage = usage if isinstance(usage, dict) else {}
         return RunTiming(wall, self.marks, int(usage.get("model_calls", 0)),
-                         int(usage.get("input_tokens", 0)) + int(usage.get("output_tokens", 0)))
+                         int(usage.get("input_tokens", 0)) + int(usage.get("output_tokens", 0)),
+                         self.start)
 
 
 def planned_tasks(spec: str) -> set[str]:

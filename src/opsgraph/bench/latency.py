@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
+from opsgraph.bench import phases
 from opsgraph.bench.drive import (
     RunTiming,
     median_mark,
@@ -41,6 +42,8 @@ class FanoutTimes:
     latency_ms: int
     by_cap: dict[int, list[RunTiming]]
     async_entry: list[RunTiming]
+    phases: list[list[float]]
+    """The cap-8 runs, each split into its phases (`bench.phases`)."""
 
 
 def _default_cap() -> int:
@@ -52,12 +55,22 @@ def measure_fanout(env: BenchEnv, latency_ms: int, runs: int) -> FanoutTimes:
     spec = env.write_script(f"fanout-{latency_ms}ms", fanout_script(8, latency_ms))
     by_cap: dict[int, list[RunTiming]] = {}
     caps = sorted({_default_cap(), WIDE_CAP})
+    split: list[list[float]] = []
     for cap in caps:
         with model_concurrency(cap):
-            by_cap[cap] = repeat(runs, lambda: timed_run(env, spec))
+            if cap == WIDE_CAP:
+                timings, split = phases.timed_by_phase(runs, lambda: timed_run(env, spec))
+                by_cap[cap] = sorted(timings, key=lambda t: t.wall_s)
+            else:
+                by_cap[cap] = repeat(runs, lambda: timed_run(env, spec))
     with model_concurrency(WIDE_CAP):
         async_entry = repeat(runs, lambda: asyncio.run(timed_async_run(env, spec)))
-    return FanoutTimes(latency_ms, by_cap, async_entry)
+    return FanoutTimes(latency_ms, by_cap, async_entry, split)
+
+
+def wall_phases(times: FanoutTimes) -> list[str]:
+    """Where the cap-8 runs' wall time went, by phase (the report's lines)."""
+    return phases.phase_lines(times.phases, times.latency_ms, WIDE_CAP)
 
 
 def fanout_rows(times: FanoutTimes) -> list[Row]:

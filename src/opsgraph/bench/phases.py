@@ -1,9 +1,10 @@
 """Where the 8-task request's wall time goes, phase by phase (case 1 at cap 8).
 
 Case 1 says how far the request is from its critical path (plan call, one task's call,
-synthesis); this says where the difference lies. For the timed runs only, the engine's three
-model-call entries (`engine.model_calls.structured`, `.invoke`, `.stream_text`) are wrapped
-(in this process, restored afterwards) to note when each call begins and ends; a run splits
+synthesis); this says where the difference lies, in the same runs (those at cap 8). For
+those runs only, the engine's three model-call entries (`engine.model_calls.structured`,
+`.invoke`, `.stream_text`) are wrapped (in this process, restored afterwards) to note when
+each call begins and ends: a clock read and a lock per call, ~10 of them a run. A run splits
 at those moments into the time before the plan call, the three calls (each beside the
 script's latency) and the time between them. The phases do not overlap and add up to the
 run's wall time; the report gives each one's median over the runs.
@@ -20,12 +21,8 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from opsgraph.bench.drive import BenchFailure, timed_run
-from opsgraph.bench.environment import BenchEnv, model_concurrency
+from opsgraph.bench.drive import BenchFailure, RunTiming
 from opsgraph.bench.profiling import patched
-from opsgraph.bench.scripts import fanout_script
-
-CAP = 8
 
 
 @dataclass
@@ -101,7 +98,8 @@ def split_run(start: float, wall_s: float, calls: dict[str, list[tuple[float, fl
                                                           "stream_text"))
     if len(plans) != 1 or not tasks or len(syntheses) != 1:
         raise BenchFailure(f"a timed run made {len(plans)} plan call(s), {len(tasks)} task "
-                           f"call(s) and {len(syntheses)} synthesis call(s), not 1, 8 and 1")
+                           f"call(s) and {len(syntheses)} synthesis call(s), not one plan "
+                           "call, task calls and one synthesis")
     (plan_start, plan_end), (synth_start, synth_end) = plans[0], syntheses[0]
     last = max(tasks, key=lambda call: call[1])
     marks = [start, plan_start, plan_end, last[0], last[1], synth_start, synth_end,
@@ -109,26 +107,28 @@ def split_run(start: float, wall_s: float, calls: dict[str, list[tuple[float, fl
     return [after - before for before, after in itertools.pairwise(marks)]
 
 
-def measure_phases(env: BenchEnv, latency_ms: int, runs: int) -> list[list[float]]:
-    """`runs` 8-task requests at cap 8, each split into its phases."""
-    spec = env.write_script(f"fanout-{latency_ms}ms", fanout_script(8, latency_ms))
+def timed_by_phase(runs: int, once: Callable[[], RunTiming]
+                   ) -> tuple[list[RunTiming], list[list[float]]]:
+    """Run `once` `runs` times with its model calls noted: the timings, and each run split
+    into its phases."""
     clock = CallClock()
+    timings: list[RunTiming] = []
     split: list[list[float]] = []
-    with model_concurrency(CAP), clocked_model_calls(clock):
+    with clocked_model_calls(clock):
         for _ in range(runs):
             clock.take()
-            start = time.perf_counter()
-            timing = timed_run(env, spec)
-            split.append(split_run(start, timing.wall_s, clock.take()))
-    return split
+            timing = once()
+            timings.append(timing)
+            split.append(split_run(timing.started, timing.wall_s, clock.take()))
+    return timings, split
 
 
-def phase_lines(split: list[list[float]], latency_ms: int) -> list[str]:
+def phase_lines(split: list[list[float]], latency_ms: int, cap: int) -> list[str]:
     """The report's lines: each phase's median, and how much of it is overhead."""
     medians = [statistics.median(run[i] for run in split) * 1000 for i in range(len(PHASES))]
     wall = statistics.median(sum(run) for run in split) * 1000
     path = latency_ms * sum(call for _, call in PHASES)
-    lines = [f"{wall:.0f} ms per 8-task request at cap {CAP} ({len(split)} runs, "
+    lines = [f"{wall:.0f} ms per 8-task request at cap {cap} ({len(split)} runs, "
              f"{latency_ms} ms per call; critical path {path} ms), by phase (medians):"]
     for (label, is_call), ms in zip(PHASES, medians, strict=True):
         over = ms - latency_ms if is_call else ms

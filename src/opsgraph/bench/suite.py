@@ -24,7 +24,6 @@ from opsgraph.bench import (
     imports,
     latency,
     overhead,
-    phases,
     profiling,
     ranking,
     resolving,
@@ -127,8 +126,7 @@ def _store_cases(run: _Run, env: BenchEnv, config: BenchConfig) -> None:
                          lambda: latency.measure_fanout(env, config.latency_ms, config.runs))
     if fanout is not None:
         run.report.rows += latency.fanout_rows(fanout) + latency.first_event_rows(fanout)
-    run.report.wall_phases = run.attempt("case 1: wall by phase", lambda: phases.phase_lines(
-        phases.measure_phases(env, config.latency_ms, config.runs), config.latency_ms)) or []
+        run.report.wall_phases = latency.wall_phases(fanout)
     run.rows("case 2: skewed DAG", lambda: [latency.skewed_row(env, config.latency_ms,
                                                                  config.runs)])
     cpu = run.attempt("case 3: harness CPU", lambda: overhead.measure_cpu(env,
