@@ -26,6 +26,9 @@ COPY src ./src
 # hadolint ignore=DL3013
 RUN pip install --no-cache-dir --no-compile --target /build/task ".[lambda]" \
  && python -m compileall -q -j 0 --invalidation-mode unchecked-hash /build/task
+# The embedder's int8 model, derived here once (~5 s) rather than in every new instance's
+# /tmp (opsgraph.knowledge.quantized_model); OPSGRAPH_MODELS below points at it.
+RUN PYTHONPATH=/build/task python -m opsgraph.knowledge.quantized_model /build/task/models
 
 # --- runtime: what both entries share ------------------------------------------------------
 FROM ${PYTHON_IMAGE} AS runtime
@@ -33,6 +36,7 @@ ENV PYTHONPATH=/var/task \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     OPSGRAPH_HOME=/tmp/opsgraph \
+    OPSGRAPH_MODELS=/var/task/models \
     OPSGRAPH_AGENTS=/var/task/agents
 COPY --from=build /build/task /var/task
 COPY agents /var/task/agents

@@ -24,8 +24,9 @@ from tests.deploy.events import KNOWLEDGE_SCRIPT, event, message_ids, sqs_batch
 from tests.e2e.http_client import bearer, stream
 
 START_TIMEOUT_S = 60.0
-IMAGE_ONLY = ("PYTHONPATH", "OPSGRAPH_AGENTS", "OPSGRAPH_HOME")
-"""Image paths (/var/task, /tmp): here the checkout's installed package and the test's home."""
+IMAGE_ONLY = ("PYTHONPATH", "OPSGRAPH_AGENTS", "OPSGRAPH_HOME", "OPSGRAPH_MODELS")
+"""Image paths (/var/task, /tmp): here the checkout's installed package, the test's home and
+the machine's derived models."""
 # What the adapter puts in x-amzn-request-context: JSON null for a pass-through event, the
 # request context (an object) for a function-URL request.
 PASS_THROUGH = {"x-amzn-request-context": "null"}

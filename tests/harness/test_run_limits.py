@@ -126,8 +126,8 @@ def test_the_plan_and_the_streamed_synthesis_have_the_deadline_too(script: Any,
 def test_the_run_record_lists_steps_version_calls_and_sources(script: Any) -> None:
     from tests.harness.test_run_steps import CLUB
 
-    events = run(CLUB, "Emily Chen has an injury: her membership?", script(LOOKUP_EMILY),
-                 version=5)
+    events = run(CLUB, "Emily Chen has an injury: her membership status?",
+                 script(LOOKUP_EMILY), version=5)
     [record] = recent_runs(scope(), limit=1)
     assert record["run_id"] == of(events, "run_started")[0]["run_id"]
     assert record["steps_ran"] == ["guard", "main", "risky", "careful"]

