@@ -68,6 +68,8 @@ def test_a_single_change_is_planned_by_code(request_text: str,
     "refund fatima al-sayed in full",
     # nothing says what to change
     "go ahead",
+    # the ranker's first agent reads (the knowledge base); a send is close behind it
+    "reply to ahmed's email about our weekend opening hours",
 ])
 def test_anything_in_doubt_goes_to_the_planner(request_text: str) -> None:
     assert planned(request_text) is None
