@@ -12,6 +12,7 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	$(BIN)/python -m opsgraph.knowledge.quantized_model  # the embedder's model, once per machine
 	touch $(STAMP)
 
 ## run: install, start the embedded store, seed the demo tenant, serve on 127.0.0.1:8000

@@ -55,3 +55,12 @@ def test_its_vectors_keep_close_to_the_packages_model() -> None:
     cosines = (derived * source).sum(axis=1)
     assert cosines.min() > 0.98, cosines
     assert not np.array_equal(derived, source)  # the int8 model is the one in use
+
+
+def test_the_command_derives_into_the_folder_the_embedder_reads(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("OPSGRAPH_MODELS", str(model_path().parent))  # derived already
+    assert quantized_model.main([]) == 0
+    assert capsys.readouterr().out.strip() == str(model_path())
+    assert quantized_model.main(["one", "two"]) == 2
+    assert "usage: python -m opsgraph.knowledge.quantized_model [DIR]" in capsys.readouterr().err

@@ -11,9 +11,11 @@ and its vectors keep a cosine of 0.99 with the float ones.
 It is derived once per machine into `OPSGRAPH_MODELS` (default `~/.cache/opsgraph/models`),
 about 5 s, under a file lock so concurrent processes derive it once; the image derives it
 at build time (`python -m opsgraph.knowledge.quantized_model DIR`), so a Lambda instance
-never does. The file's name carries the recipe and the source package's version: a new
-recipe or source model gets a new file, and the knowledge vectors kept by model digest
-(`knowledge.stored_vectors`) and the ranker's cache (spot-checked) follow it.
+never does, and `make`'s install step derives it into the default folder, so a new
+checkout's first request does not wait for it. The file's name carries the recipe and the
+source package's version: a new recipe or source model gets a new file, and the knowledge
+vectors kept by model digest (`knowledge.stored_vectors`) and the ranker's cache
+(spot-checked) follow it.
 """
 
 from __future__ import annotations
@@ -103,11 +105,16 @@ def derive(source: Path, target: Path) -> None:
 
 
 def main(argv: list[str]) -> int:
-    """`python -m opsgraph.knowledge.quantized_model DIR`: derive the model into DIR."""
-    if len(argv) != 1:
-        print("usage: python -m opsgraph.knowledge.quantized_model DIR", file=sys.stderr)
+    """`python -m opsgraph.knowledge.quantized_model [DIR]`: derive the model into DIR
+    (default `models_dir()`, as the embedder looks for it) unless it is there; print its
+    path."""
+    if len(argv) > 1:
+        print("usage: python -m opsgraph.knowledge.quantized_model [DIR]", file=sys.stderr)
         return 2
-    print(model_path(Path(argv[0])))
+    folder = Path(argv[0]) if argv else models_dir()
+    if not (folder / file_name()).is_file():
+        print(f"deriving the embedder's int8 model into {folder} (~5 s, once)", file=sys.stderr)
+    print(model_path(folder))
     return 0
 
 
