@@ -303,11 +303,11 @@ def _the_writer(ctx: RunContext, request: str, history: list[Turn]) -> AgentSpec
     ranked = rank_agents(request, top_k=3)
     if len(ranked) < 2:
         return None
-    if ranked[0].score - ranked[1].score >= WRITE_MARGIN:
-        spec = get_registry().get(ranked[0].agent)
-        return spec if _writes_as_asked(spec, request) else None
-    if get_registry().get(ranked[0].agent).kind != "action":
+    first = get_registry().get(ranked[0].agent)
+    if first.kind != "action":
         return None  # its best match is a question's agent
+    if ranked[0].score - ranked[1].score >= WRITE_MARGIN:
+        return first if _writes_as_asked(first, request) else None
     close = [get_registry().get(r.agent) for r in ranked
              if ranked[0].score - r.score < CLOSE]
     fitting = [spec for spec in close if _writes_as_asked(spec, request)

@@ -111,12 +111,11 @@ def main(argv: list[str]) -> int:
     if len(argv) > 1:
         print("usage: python -m opsgraph.knowledge.quantized_model [DIR]", file=sys.stderr)
         return 2
-    folder = Path(argv[0]) if argv else models_dir()
-    if not (folder / file_name()).is_file():
-        print(f"deriving the embedder's int8 model into {folder} (~5 s, once)", file=sys.stderr)
-    print(model_path(folder))
+    print(model_path(Path(argv[0]) if argv else None))
     return 0
 
 
 if __name__ == "__main__":
+    log.addHandler(logging.StreamHandler())  # says when it derives (not onnxruntime's chatter)
+    log.setLevel(logging.INFO)
     raise SystemExit(main(sys.argv[1:]))
