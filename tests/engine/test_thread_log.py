@@ -154,3 +154,27 @@ def test_a_run_without_a_live_lease_is_settled_failed_once_and_a_newer_run_is_no
     settle_lapsed(scope, [stale])
     assert (summary(scope, "th-live") or {})["status"] == "running"
     assert events_after(scope, "th-live") == []
+
+
+def test_a_run_on_a_thread_with_events_but_no_checkpoint_numbers_its_events_after_them(
+        demo_db: Any, script: Any) -> None:
+    from tests.engine.helpers import chat
+
+    # a run that died before its checkpoint: its events are stored and settled, and no
+    # checkpoint says a run of the thread ever ended, so the next run's log starts at 1
+    # unread and collides
+    scope = TenantScope(demo_db, "demo")
+    log = ThreadLog(scope, "th-died")
+    log.open("run_died", STAFF, "Refund it")
+    log.append("run_died", "run_started", {"thread_id": "th-died", "run_id": "run_died"})
+    scope["thread_leases"].insert_one({"thread_id": "th-died", "owner": "gone",
+                                       "until": datetime.now(UTC) - timedelta(seconds=1)})
+    run_active(scope, "th-died")  # settles it: an error and run_finished, numbers 2 and 3
+
+    events = chat(STAFF, "what do you think of the weather?", script({"plan": {"tasks": []}}),
+                  thread="th-died")
+    assert events[-1].data["status"] == "completed"
+    assert [e.id for e in events] == [str(n) for n in range(4, len(events) + 4)]
+    stored = [(run_id, e.id) for run_id, e in events_after(scope, "th-died")]
+    assert [seq for _, seq in stored] == [str(n) for n in range(1, len(events) + 4)]
+    assert [run_id for run_id, _ in stored[:3]] == ["run_died"] * 3

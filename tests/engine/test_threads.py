@@ -211,6 +211,42 @@ def test_a_continued_thread_is_read_once_for_the_check_and_the_graphs_start(
     assert len(of(second, "answer")) == 1
 
 
+def test_a_threads_first_run_reads_neither_a_checkpoint_nor_an_event_number_it_knows(
+        script: Any, demo_db: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from opsgraph.engine import thread_log
+    from opsgraph.engine.graph import get_graph
+    from tests.engine.helpers import chat, person
+
+    saver = get_graph().checkpointer
+    reads: list[str] = []
+    real_tuple, real_last = saver.get_tuple, thread_log.last_seq
+    monkeypatch.setattr(saver, "get_tuple",
+                        lambda config: reads.append("checkpoint") or real_tuple(config))
+    monkeypatch.setattr(thread_log, "last_seq",
+                        lambda scope, thread_id: reads.append("last event") or
+                        real_last(scope, thread_id))
+    model = script({"plan": {"tasks": []}})
+    staff = person()
+
+    # a new thread (its id made by the run): nothing of it can be stored yet
+    first = chat(staff, "what do you think of the weather?", model)
+    assert reads == []
+    assert [e.id for e in first] == [str(n) for n in range(1, len(first) + 1)]
+
+    # an id the caller chose: the run's check reads its checkpoint, and finding none, the
+    # log starts at 1 unread
+    chosen = chat(staff, "what do you think of the weather?", model, thread="th-chosen")
+    assert reads == ["checkpoint"]
+    assert [e.id for e in chosen] == [str(n) for n in range(1, len(chosen) + 1)]
+
+    # a thread a run ended on: its checkpoint, then where its log ends
+    reads.clear()
+    second = chat(staff, "and of the rain?", model, thread="th-chosen")
+    assert reads == ["checkpoint", "last event"]
+    assert [e.id for e in second] == [str(n) for n in range(len(chosen) + 1,
+                                                           len(chosen) + len(second) + 1)]
+
+
 def test_the_leased_savers_first_reader_gets_a_copy_and_the_next_the_read_once(
         script: Any, demo_db: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     from opsgraph.engine.graph import get_graph

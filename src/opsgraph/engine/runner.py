@@ -226,15 +226,20 @@ def run_ids(principal: Principal, thread_id: str, run_id: str) -> Iterator[None]
         yield
 
 
-def run_graph(lease: ThreadLease | None) -> CompiledStateGraph[Any, Any, Any, Any]:
+def run_graph(lease: ThreadLease | None, new_thread: RunnableConfig | None = None
+              ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """The graph as a run holding `lease` sees it: its checkpoint written only while the
     lease holds, and its latest checkpoint read once for the run's check of the thread and
-    the graph's start (`LeasedSaver`)."""
+    the graph's start (`LeasedSaver`). `new_thread`: the config of a thread whose id this
+    run just made, which has no checkpoint, so the graph's start reads none."""
     graph = get_graph()
     if lease is None:
         return graph
     assert isinstance(graph.checkpointer, BaseCheckpointSaver)
-    return graph.copy(update={"checkpointer": LeasedSaver(graph.checkpointer, lease)})
+    saver = LeasedSaver(graph.checkpointer, lease)
+    if new_thread is not None:
+        saver.has_none(new_thread)
+    return graph.copy(update={"checkpointer": saver})
 
 
 def thread_state(principal: Principal, thread_id: str,
@@ -248,8 +253,9 @@ def thread_state(principal: Principal, thread_id: str,
 
 
 def _check_thread(principal: Principal, thread_id: str,
-                  graph: CompiledStateGraph[Any, Any, Any, Any]) -> None:
-    """Only the thread's requester continues it; a paused thread waits for its decisions."""
+                  graph: CompiledStateGraph[Any, Any, Any, Any]) -> bool:
+    """Only the thread's requester continues it; a paused thread waits for its decisions.
+    True when the thread has a checkpoint (a run of it ended or paused before)."""
     waiting, values = thread_state(principal, thread_id, graph)
     owner = values.requester if values else None
     if owner and owner.user_id != principal.user_id:
@@ -258,6 +264,7 @@ def _check_thread(principal: Principal, thread_id: str,
         raise Conflict(f"thread {thread_id} is waiting for {len(waiting)} approval "
                        "decision(s); decide them before sending another message",
                        thread_id=thread_id)
+    return values is not None
 
 
 def active_harness(scope: TenantScope) -> tuple[int, HarnessDoc]:
@@ -294,9 +301,9 @@ def stream_run(principal: Principal, message: str, *, thread_id: str | None = No
     ctx.harness = harness if harness is not None else active_harness(ctx.scope)
     with run_ids(principal, thread_id, ids.run_id), thread_lease(ctx.scope, thread_id) as lease:
         ctx.lease = lease
-        graph = run_graph(lease)
-        if not new_thread:
-            _check_thread(principal, thread_id, graph)
+        graph = run_graph(lease, _config(principal, thread_id) if new_thread else None)
+        if not new_thread and not _check_thread(principal, thread_id, graph):
+            ids.log.expect_empty()  # no run of it ended: most likely no event either
 
         start = new_harness_state(ctx, text, ctx.harness[0])
         turns = [*(earlier if new_thread else []), Turn(role="user", content=text)]

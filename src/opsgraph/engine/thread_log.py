@@ -102,6 +102,14 @@ class ThreadLog:
                               "change_ids": [], "has_changes": False}},
             upsert=True)
 
+    def expect_empty(self) -> None:
+        """The thread most likely has no event yet (no run of it has ended): its first event
+        tries number 1 with no read first. Should another writer's events be there (a run
+        that failed before its checkpoint), the number is taken, and the write reads the
+        highest stored and goes after it, as on any collision."""
+        if self._last is None:
+            self._last = 0
+
     def append(self, run_id: str, event: str, data: Mapping[str, Any]) -> Event:
         """Store one event (client-safe) under the thread's next number; the event as sent."""
         at = datetime.now(UTC)
