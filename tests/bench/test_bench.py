@@ -83,6 +83,26 @@ def test_wall_phases_split_the_request_at_its_model_calls(report: Report) -> Non
     assert "by phase" in heading and len(phases) == 7
     assert sum("beside the call" in line for line in phases) == 3
     assert all(float(line.split()[0]) >= 0 for line in phases)
+    # and the store commands sent in each phase: the run's start reads the tenant and takes
+    # the thread's lease before the plan call; the tools read members after the last task's
+    # call began; the end writes the run record and lets the lease go
+    assert "store commands sent in each" in heading
+    sent = [int(line.split("[")[1].split()[0]) for line in phases]
+    assert sent[0] >= 4 and sent[-1] >= 3 and sum(sent[3:5]) >= 8
+
+
+def test_store_commands_fall_in_the_phase_they_were_sent_in() -> None:
+    from opsgraph.bench.phases import store_by_phase
+
+    calls = {"structured": [(1.0, 1.2)], "invoke": [(1.25, 1.45), (1.3, 1.5)],
+             "stream_text": [(1.6, 1.8)]}
+    commands = [(0.95, 0.96, "find tenants"), (0.97, 0.99, "findAndModify thread_leases"),
+                (1.1, 1.101, "insert thread_events"),  # during the plan call
+                (1.51, 1.52, "find members"), (1.85, 1.9, "insert runs"),
+                (1.95, 2.05, "delete thread_leases")]  # answered after the run's end
+    used = store_by_phase(0.9, 1.0, calls, commands)
+    assert [u.commands for u in used] == [2, 1, 0, 0, 1, 0, 2]
+    assert [round(u.round_trips_s, 3) for u in used] == [0.03, 0.001, 0, 0, 0.01, 0, 0.15]
 
 
 def test_a_run_split_into_phases_adds_up_to_its_wall_time() -> None:

@@ -12,6 +12,7 @@ import os
 import shutil
 import tempfile
 import threading
+import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
@@ -47,26 +48,39 @@ class CommandCounter(monitoring.CommandListener):
 
     def __init__(self) -> None:
         self.counts: Counter[str] = Counter()
+        self.timeline: list[tuple[float, float, str]] = []
+        """Each command of the block that has ended: `time.perf_counter()` when it was sent
+        and when its answer came (or its failure), and its key."""
         self.active = False
         self._lock = threading.Lock()
+        self._sent: dict[int, tuple[float, str]] = {}
 
     def started(self, event: monitoring.CommandStartedEvent) -> None:
         """Count the command (inside the block only: not the client's closing)."""
         if not self.active:
             return
+        sent = time.perf_counter()
         target = event.command.get(event.command_name)
         key = f"{event.command_name} {target}" if isinstance(target, str) else \
             event.command_name
         with self._lock:
             self.counts[key] += 1
+            self._sent[event.request_id] = (sent, key)
 
     def succeeded(self, event: monitoring.CommandSucceededEvent) -> None:
-        """Nothing to do: commands are counted when they start."""
-        return None
+        """The command's round trip joins the timeline."""
+        self._ended(event.request_id)
 
     def failed(self, event: monitoring.CommandFailedEvent) -> None:
-        """Nothing to do: commands are counted when they start."""
-        return None
+        """The command's round trip joins the timeline."""
+        self._ended(event.request_id)
+
+    def _ended(self, request_id: int) -> None:
+        ended = time.perf_counter()
+        with self._lock:
+            sent = self._sent.pop(request_id, None)
+            if sent is not None:
+                self.timeline.append((sent[0], ended, sent[1]))
 
     @contextmanager
     def counting(self) -> Iterator[Counter[str]]:
@@ -80,7 +94,7 @@ class CommandCounter(monitoring.CommandListener):
             reset_graph()
             get_graph()
             with self._lock:
-                self.counts = Counter()
+                self.counts, self.timeline, self._sent = Counter(), [], {}
             self.active = True
             try:
                 yield self.counts

@@ -21,6 +21,7 @@ from opsgraph.bench.drive import (
     timed_run,
 )
 from opsgraph.bench.environment import BenchEnv, model_concurrency
+from opsgraph.bench.phases import StoreUse
 from opsgraph.bench.report import Row
 from opsgraph.bench.scripts import (
     critical_path_ms,
@@ -44,6 +45,8 @@ class FanoutTimes:
     async_entry: list[RunTiming]
     phases: list[list[float]]
     """The cap-8 runs, each split into its phases (`bench.phases`)."""
+    store: list[StoreUse]
+    """The store commands of each phase, in one more cap-8 run (`phases.listened_run`)."""
 
 
 def _default_cap() -> int:
@@ -56,21 +59,23 @@ def measure_fanout(env: BenchEnv, latency_ms: int, runs: int) -> FanoutTimes:
     by_cap: dict[int, list[RunTiming]] = {}
     caps = sorted({_default_cap(), WIDE_CAP})
     split: list[list[float]] = []
+    store: list[StoreUse] = []
     for cap in caps:
         with model_concurrency(cap):
             if cap == WIDE_CAP:
                 timings, split = phases.timed_by_phase(runs, lambda: timed_run(env, spec))
                 by_cap[cap] = sorted(timings, key=lambda t: t.wall_s)
+                store = phases.listened_run(env.commands, lambda: timed_run(env, spec))
             else:
                 by_cap[cap] = repeat(runs, lambda: timed_run(env, spec))
     with model_concurrency(WIDE_CAP):
         async_entry = repeat(runs, lambda: asyncio.run(timed_async_run(env, spec)))
-    return FanoutTimes(latency_ms, by_cap, async_entry, split)
+    return FanoutTimes(latency_ms, by_cap, async_entry, split, store)
 
 
 def wall_phases(times: FanoutTimes) -> list[str]:
     """Where the cap-8 runs' wall time went, by phase (the report's lines)."""
-    return phases.phase_lines(times.phases, times.latency_ms, WIDE_CAP)
+    return phases.phase_lines(times.phases, times.latency_ms, WIDE_CAP, times.store)
 
 
 def fanout_rows(times: FanoutTimes) -> list[Row]:

@@ -12,6 +12,7 @@ run's wall time; the report gives each one's median over the runs.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import statistics
 import threading
@@ -22,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from opsgraph.bench.drive import BenchFailure, RunTiming
+from opsgraph.bench.environment import CommandCounter
 from opsgraph.bench.profiling import patched
 
 
@@ -91,9 +93,9 @@ PHASES = (
 """Each phase, and whether it is a model call (on the critical path at the latency)."""
 
 
-def split_run(start: float, wall_s: float, calls: dict[str, list[tuple[float, float]]]
-              ) -> list[float]:
-    """One run's phases (seconds, in `PHASES` order) from its start, wall time and calls."""
+def _marks(start: float, wall_s: float, calls: dict[str, list[tuple[float, float]]]
+           ) -> list[float]:
+    """Where one run's phases begin, and its end (`time.perf_counter()`)."""
     plans, tasks, syntheses = (calls.get(k, []) for k in ("structured", "invoke",
                                                           "stream_text"))
     if len(plans) != 1 or not tasks or len(syntheses) != 1:
@@ -102,9 +104,47 @@ def split_run(start: float, wall_s: float, calls: dict[str, list[tuple[float, fl
                            "call, task calls and one synthesis")
     (plan_start, plan_end), (synth_start, synth_end) = plans[0], syntheses[0]
     last = max(tasks, key=lambda call: call[1])
-    marks = [start, plan_start, plan_end, last[0], last[1], synth_start, synth_end,
-             start + wall_s]
-    return [after - before for before, after in itertools.pairwise(marks)]
+    return [start, plan_start, plan_end, last[0], last[1], synth_start, synth_end,
+            start + wall_s]
+
+
+def split_run(start: float, wall_s: float, calls: dict[str, list[tuple[float, float]]]
+              ) -> list[float]:
+    """One run's phases (seconds, in `PHASES` order) from its start, wall time and calls."""
+    return [after - before for before, after in
+            itertools.pairwise(_marks(start, wall_s, calls))]
+
+
+@dataclass
+class StoreUse:
+    """The store commands sent in one phase of a run: how many, and their round trips."""
+
+    commands: int = 0
+    round_trips_s: float = 0.0
+    """The commands' round trips added up (those of other threads may overlap)."""
+
+
+def store_by_phase(start: float, wall_s: float, calls: dict[str, list[tuple[float, float]]],
+                   commands: list[tuple[float, float, str]]) -> list[StoreUse]:
+    """Each phase's store commands (`CommandCounter.timeline`), by when each was sent."""
+    marks = _marks(start, wall_s, calls)
+    used = [StoreUse() for _ in PHASES]
+    for sent, answered, _ in commands:
+        phase = min(max(bisect.bisect_right(marks, sent) - 1, 0), len(PHASES) - 1)
+        used[phase].commands += 1
+        used[phase].round_trips_s += answered - sent
+    return used
+
+
+def listened_run(commands: CommandCounter, once: Callable[[], RunTiming]) -> list[StoreUse]:
+    """Run `once` with its store commands listened to: each phase's commands. A listener
+    makes pymongo publish an event per command, CPU the timed runs must not pay, so this is
+    a run of its own."""
+    clock = CallClock()
+    with clocked_model_calls(clock), commands.counting():
+        timing = once()
+        timeline = list(commands.timeline)
+    return store_by_phase(timing.started, timing.wall_s, clock.take(), timeline)
 
 
 def timed_by_phase(runs: int, once: Callable[[], RunTiming]
@@ -123,15 +163,23 @@ def timed_by_phase(runs: int, once: Callable[[], RunTiming]
     return timings, split
 
 
-def phase_lines(split: list[list[float]], latency_ms: int, cap: int) -> list[str]:
-    """The report's lines: each phase's median, and how much of it is overhead."""
+def phase_lines(split: list[list[float]], latency_ms: int, cap: int,
+                store: list[StoreUse] | None = None) -> list[str]:
+    """The report's lines: each phase's median, how much of it is overhead, and (`store`,
+    from a run of its own) the store commands sent in it."""
     medians = [statistics.median(run[i] for run in split) * 1000 for i in range(len(PHASES))]
     wall = statistics.median(sum(run) for run in split) * 1000
     path = latency_ms * sum(call for _, call in PHASES)
     lines = [f"{wall:.0f} ms per 8-task request at cap {cap} ({len(split)} runs, "
-             f"{latency_ms} ms per call; critical path {path} ms), by phase (medians):"]
-    for (label, is_call), ms in zip(PHASES, medians, strict=True):
+             f"{latency_ms} ms per call; critical path {path} ms), by phase (medians)"
+             + ("; store commands sent in each, from one more run with them listened to"
+                if store else "") + ":"]
+    for i, ((label, is_call), ms) in enumerate(zip(PHASES, medians, strict=True)):
         over = ms - latency_ms if is_call else ms
-        lines.append(f"{ms:7.1f} ms  {label}" + (f" ({over:+.1f} ms beside the call)"
-                                                    if is_call else ""))
+        line = f"{ms:7.1f} ms  {label}" + (f" ({over:+.1f} ms beside the call)"
+                                             if is_call else "")
+        if store:
+            line += (f" [{store[i].commands} store command(s), round trips "
+                     f"{store[i].round_trips_s * 1000:.1f} ms in all]")
+        lines.append(line)
     return lines
