@@ -14,7 +14,9 @@ through `cls.model_rebuild` (the mock validator, serializer and core schema that
 puts on the class call it, and so does a direct call), and `LazyModel.model_rebuild` holds
 one process-wide lock: one build at a time, and a thread that finds the model built after
 waiting returns at once with the real validator. A model that is built is never rebuilt,
-so its validator is used without the lock from then on.
+so its validator is used without the lock from then on. `model_json_schema` waits for a
+build under way too: it reads the core schema, which pydantic takes off the class while it
+builds it (its validator and serializer stay), and a read then would find the base class's.
 
 The lock covers the builds of lazy models only. A model built eagerly (at its class
 statement) that had a lazy model as a field would build that model's schema outside the
@@ -49,3 +51,16 @@ class LazyModel(BaseModel):
             return super().model_rebuild(force=force, raise_errors=raise_errors,
                                          _parent_namespace_depth=depth,
                                          _types_namespace=_types_namespace)
+
+    @classmethod
+    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        """`BaseModel.model_json_schema`, once the model is built (under the build lock).
+
+        pydantic reads the class's core schema first and rebuilds when it finds the mock.
+        But while another thread builds this model, pydantic has taken the mock off the
+        class, so the read finds its base's (`OpInput`'s) instead. That would build the base,
+        and once the base is built, its schema would be read in place of this one. Here a
+        model not yet built waits for its build first, so the schema read is its own."""
+        if not cls.__pydantic_complete__:
+            cls.model_rebuild()
+        return super().model_json_schema(*args, **kwargs)
