@@ -164,22 +164,19 @@ def timed_by_phase(runs: int, once: Callable[[], RunTiming]
 
 
 def phase_lines(split: list[list[float]], latency_ms: int, cap: int,
-                store: list[StoreUse] | None = None) -> list[str]:
+                store: list[StoreUse]) -> list[str]:
     """The report's lines: each phase's median, how much of it is overhead, and (`store`,
     from a run of its own) the store commands sent in it."""
     medians = [statistics.median(run[i] for run in split) * 1000 for i in range(len(PHASES))]
     wall = statistics.median(sum(run) for run in split) * 1000
     path = latency_ms * sum(call for _, call in PHASES)
     lines = [f"{wall:.0f} ms per 8-task request at cap {cap} ({len(split)} runs, "
-             f"{latency_ms} ms per call; critical path {path} ms), by phase (medians)"
-             + ("; store commands sent in each, from one more run with them listened to"
-                if store else "") + ":"]
-    for i, ((label, is_call), ms) in enumerate(zip(PHASES, medians, strict=True)):
+             f"{latency_ms} ms per call; critical path {path} ms), by phase (medians); store "
+             "commands sent in each, from one more run with them listened to:"]
+    for (label, is_call), ms, used in zip(PHASES, medians, store, strict=True):
         over = ms - latency_ms if is_call else ms
-        line = f"{ms:7.1f} ms  {label}" + (f" ({over:+.1f} ms beside the call)"
-                                             if is_call else "")
-        if store:
-            line += (f" [{store[i].commands} store command(s), round trips "
-                     f"{store[i].round_trips_s * 1000:.1f} ms in all]")
-        lines.append(line)
+        lines.append(f"{ms:7.1f} ms  {label}"
+                     + (f" ({over:+.1f} ms beside the call)" if is_call else "")
+                     + f" [{used.commands} store command(s), round trips "
+                       f"{used.round_trips_s * 1000:.1f} ms in all]")
     return lines

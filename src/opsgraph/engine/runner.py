@@ -226,12 +226,13 @@ def run_ids(principal: Principal, thread_id: str, run_id: str) -> Iterator[None]
         yield
 
 
-def run_graph(lease: ThreadLease | None, new_thread: RunnableConfig | None = None
+def run_graph(lease: ThreadLease | None, new_thread: str | None = None
               ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """The graph as a run holding `lease` sees it: its checkpoint written only while the
     lease holds, and its latest checkpoint read once for the run's check of the thread and
-    the graph's start (`LeasedSaver`). `new_thread`: the config of a thread whose id this
-    run just made, which has no checkpoint, so the graph's start reads none."""
+    the graph's start (`LeasedSaver`). `new_thread`: the graph's id (`graph_thread_id`) of
+    a thread whose id this run just made, which has no checkpoint, so the graph's start
+    reads none."""
     graph = get_graph()
     if lease is None:
         return graph
@@ -301,7 +302,7 @@ def stream_run(principal: Principal, message: str, *, thread_id: str | None = No
     ctx.harness = harness if harness is not None else active_harness(ctx.scope)
     with run_ids(principal, thread_id, ids.run_id), thread_lease(ctx.scope, thread_id) as lease:
         ctx.lease = lease
-        graph = run_graph(lease, _config(principal, thread_id) if new_thread else None)
+        graph = run_graph(lease, graph_thread_id(principal, thread_id) if new_thread else None)
         if not new_thread and not _check_thread(principal, thread_id, graph):
             ids.log.expect_empty()  # no run of it ended: most likely no event either
 

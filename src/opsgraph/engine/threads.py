@@ -179,11 +179,10 @@ class LeasedSaver(BaseCheckpointSaver[Any]):
         found = self._latest[key] = self.inner.get_tuple(config)
         return found._replace(checkpoint=copy_checkpoint(found.checkpoint)) if found else None
 
-    def has_none(self, config: RunnableConfig) -> None:
-        """The thread of `config` has no checkpoint (its id was just made): the graph's
-        first read of it is answered from memory, with no round trip."""
-        conf = config.get("configurable", {})
-        self._latest[(str(conf.get("thread_id")), str(conf.get("checkpoint_ns", "")))] = None
+    def has_none(self, thread_id: str) -> None:
+        """The graph's thread `thread_id` has no checkpoint (its id was just made): the
+        graph's first read of it is answered from memory, with no round trip."""
+        self._latest[(thread_id, "")] = None
 
     def list(self, config: RunnableConfig | None, *, filter: dict[str, Any] | None = None,
              before: RunnableConfig | None = None,
