@@ -73,34 +73,3 @@ def test_a_client_gone_at_run_started_stops_the_graph(script: Any) -> None:
     assert not pumping()
     again = chat(staff, "who is Emily Chen?", script(SCRIPT), thread="th-gone")
     assert finished(again)["status"] == "completed"
-
-
-def test_the_tenants_model_choices_and_active_harness_are_read_in_one_command(
-        script: Any, demo_db: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    from opsgraph.bench.environment import CommandCounter
-    from opsgraph.engine.graph import get_graph
-    from opsgraph.engine.runner import graph_thread_id
-    from opsgraph.models.overrides import set_overrides
-    from opsgraph.registry.loader import get_registry
-    from opsgraph.settings import get_settings
-    from tests.harness.test_engine_resume import version
-
-    scope = TenantScope(demo_db, "demo")
-    version(scope, "v1")
-    override = script({"turns": {"t1": [{"content": "from the tenant override"}]}})
-    monkeypatch.setenv("OPSGRAPH_ALLOWED_MODELS", override)
-    get_settings.cache_clear()
-    set_overrides(scope, {"members.lookup": override}, set(get_registry().agents), "admin")
-    staff = person("staff")
-    commands = CommandCounter()
-    with commands.counting() as sent:
-        events = chat(staff, "who is Emily Chen?", script(SCRIPT), thread="th-reads")
-        assert sent["aggregate tenant_models"] == 1
-        assert sent["find tenant_models"] == sent["find harness_active"] == 0
-    # each document went where it belongs: the run executed the active version (its reply
-    # step's words) and its agent ran on the tenant's model
-    assert finished(events)["status"] == "completed"
-    assert [e.data["text"] for e in events if e.event == "answer"][0].startswith("v1: ")
-    state = get_graph().get_state({"configurable": {
-        "thread_id": graph_thread_id(staff, "th-reads")}})
-    assert state.values["results"]["t1"]["content"] == "from the tenant override"

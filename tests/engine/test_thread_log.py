@@ -8,8 +8,6 @@ import threading
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from pymongo import MongoClient
-
 from opsgraph.engine.thread_log import (
     ThreadLog,
     events_after,
@@ -18,9 +16,8 @@ from opsgraph.engine.thread_log import (
     summary,
 )
 from opsgraph.principal import Principal, Role
-from opsgraph.store.people import display_name, display_names, record_name
+from opsgraph.store.people import display_name, display_names
 from opsgraph.store.scope import TenantScope
-from tests.heard import Heard
 
 STAFF = Principal("demo", "lee", frozenset({Role.STAFF}))
 
@@ -125,23 +122,6 @@ def test_names_come_from_staff_and_member_records(demo_db: Any) -> None:
     assert display_names(scope, [staff["_id"], member["_id"], "someone-else"]) == {
         staff["_id"]: staff["name"], member["_id"]: member["name"],
         "someone-else": "someone-else"}  # a list's deciders in one read per collection
-
-
-def test_a_name_is_read_in_one_command_and_a_staff_record_comes_before_a_member_record(
-        demo_db: Any, mongo_uri: str) -> None:
-    staff = demo_db["staff"].find_one({"tenant_id": "demo"})
-    demo_db["members"].insert_one({"_id": staff["_id"], "tenant_id": "demo",
-                                   "name": "Not The Staff Name"})
-    heard = Heard()
-    client: MongoClient[dict[str, Any]] = MongoClient(mongo_uri, event_listeners=[heard])
-    try:
-        scope = TenantScope(client[demo_db.name], "demo")
-        assert record_name(scope, staff["_id"]) == staff["name"]
-        assert record_name(scope, "someone-else") is None
-        assert display_names(scope, [staff["_id"]]) == {staff["_id"]: staff["name"]}
-        assert heard.names == ["aggregate staff"] * 3
-    finally:
-        client.close()
 
 
 def test_a_run_without_a_live_lease_is_settled_failed_once_and_a_newer_run_is_not(

@@ -2,18 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from pymongo import MongoClient
-from pymongo.database import Database
-
-from opsgraph.operations.base import Context
-from opsgraph.principal import Principal, Role
 from opsgraph.resolve import Resolution
-from opsgraph.resolve.resolver import resolve_request
-from opsgraph.resolve.score import clock_at
-from opsgraph.store.scope import TenantScope
-from tests.heard import Heard
 
 from .conftest import Resolve
 
@@ -30,27 +19,6 @@ def test_a_booking_request_names_member_court_and_time(resolve: Resolve) -> None
     assert _one(found, "resource") == ("res_demo_court1", None)
     assert _one(found, "datetime") == ("2030-01-10T18:00:00+00:00", "2030-01-10T19:00:00+00:00")
     assert len(found.mentions) == 3
-
-
-def test_names_are_read_in_one_command_for_all_four_kinds_and_one_more_for_a_typo(
-        club: Database[dict[str, Any]], mongo_uri: str) -> None:
-    sent = Heard()
-    client: MongoClient[dict[str, Any]] = MongoClient(mongo_uri, event_listeners=[sent])
-    try:
-        scope = TenantScope(client[club.name], "demo")
-        clock = clock_at(scope, "+2d 10:00")
-        ctx = Context(scope, Principal("demo", "cli", frozenset({Role.STAFF})), clock)
-
-        def commands(text: str) -> list[str]:
-            sent.names.clear()
-            found = resolve_request(ctx, text, timezone="UTC", now=clock, tenant={})
-            assert found.mentions, text
-            return sent.names
-
-        assert commands("book Jane Smith on court one tmrw at 6pm") == ["aggregate members"]
-        assert commands("refund jayne smtih") == ["aggregate members"] * 2  # and by sound
-    finally:
-        client.close()
 
 
 def test_two_members_of_one_name_are_candidates(resolve: Resolve) -> None:

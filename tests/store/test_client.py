@@ -4,8 +4,23 @@ from __future__ import annotations
 
 from typing import Any
 
+from pymongo import monitoring
+
 from opsgraph.store.client import get_client, get_db, listened_to
-from tests.heard import Heard
+
+
+class Heard(monitoring.CommandListener):
+    def __init__(self) -> None:
+        self.names: list[str] = []
+
+    def started(self, event: monitoring.CommandStartedEvent) -> None:
+        self.names.append(f"{event.command_name} {event.command.get(event.command_name)}")
+
+    def succeeded(self, event: monitoring.CommandSucceededEvent) -> None:
+        return None
+
+    def failed(self, event: monitoring.CommandFailedEvent) -> None:
+        return None
 
 
 def test_a_listener_hears_the_commands_of_the_block_only(db: Any) -> None:

@@ -75,9 +75,9 @@ def resolver_rows(env: BenchEnv, repeats: int) -> list[Row]:
     return [
         Row(case="11", name="resolver per request (demo)",
             measured={"median_ms": round(demo_ms, 2), "max_ms": round(max(times["demo"]), 2),
-                      "store_commands": round(queries, 1), "requests": len(times["demo"])},
+                      "store_queries": round(queries, 1), "requests": len(times["demo"])},
             summary=(f"{demo_ms:.2f} ms median (max {max(times['demo']):.1f}), "
-                     f"{queries:.1f} store commands a request"),
+                     f"{queries:.1f} store queries a request"),
             ratio=demo_ms / TARGET_MS, limit=1.0, target=f"≤ {TARGET_MS:g} ms", note=note),
         Row(case="11", name="resolver large/demo",
             measured={"demo_ms": round(demo_ms, 2), "large_ms": round(big_ms, 2),

@@ -42,12 +42,11 @@ from opsgraph.engine.threads import LeasedSaver, ThreadLease, thread_lease
 from opsgraph.errors import BadInput, Conflict, NotFound, OpsgraphError
 from opsgraph.harness import modules, versions
 from opsgraph.harness.spec import HarnessDoc
-from opsgraph.models import overrides
 from opsgraph.models.overrides import get_overrides
 from opsgraph.models.spec import parse_model_spec
 from opsgraph.principal import Principal, parse_plan
 from opsgraph.status_words import change_label, run_label
-from opsgraph.store.scope import Query, TenantScope
+from opsgraph.store.scope import TenantScope
 from opsgraph.telemetry.context import bound
 from opsgraph.telemetry.traces import span
 
@@ -68,18 +67,15 @@ def graph_thread_id(principal: Principal, thread_id: str) -> str:
 
 
 def make_context(principal: Principal, thread_id: str, run_model: str | None,
-                 request: str = "", *, model_overrides: dict[str, str] | None = None
-                 ) -> RunContext:
-    """Who, which tenant settings, which models (`model_overrides`: the tenant's, when the
-    caller read them): read once per run."""
+                 request: str = "") -> RunContext:
+    """Who, which tenant settings, which models: read once per run."""
     scope = TenantScope.of(principal)
     tenant = scope.require_tenant()
     return RunContext(principal=principal, scope=scope,
                       plan=parse_plan(str(tenant.get("plan", "basic"))),
                       capability_mode=str(tenant.get("capability_mode", "observe")),
                       thread_id=thread_id, run_model=run_model,
-                      model_overrides=(get_overrides(scope) if model_overrides is None
-                                       else model_overrides), request=request,
+                      model_overrides=get_overrides(scope), request=request,
                       timezone=str(tenant.get("timezone") or "UTC"),
                       venue={k: tenant[k] for k in ("currency", "country") if k in tenant},
                       tenant_view={"name": str(tenant.get("name") or scope.tenant_id),
@@ -272,13 +268,9 @@ def _check_thread(principal: Principal, thread_id: str,
     return values is not None
 
 
-def _models_and_harness(scope: TenantScope) -> tuple[dict[str, str], tuple[int, HarnessDoc]]:
-    """The tenant's model choices in force and its active harness version and document (0:
-    the built-in), in one command."""
-    found = dict(scope.find_in_each([
-        Query(overrides.COLLECTION, {"_id": scope.tenant_id}, {"models": 1}),
-        Query(versions.ACTIVE, {"_id": scope.tenant_id}, versions.ACTIVE_FIELDS)]))
-    return overrides.in_force(found.get(0)), versions.active_of(found.get(1))
+def active_harness(scope: TenantScope) -> tuple[int, HarnessDoc]:
+    """The tenant's active harness version and its document (0: the built-in)."""
+    return versions.active(scope)
 
 
 def stream_run(principal: Principal, message: str, *, thread_id: str | None = None,
@@ -303,20 +295,18 @@ def stream_run(principal: Principal, message: str, *, thread_id: str | None = No
     thread_id = thread_id or "th_" + uuid.uuid4().hex[:16]
     text = message.strip()
     prefetch_ranking(text)
-    models, harness = (_models_and_harness(TenantScope.of(principal)) if harness is None
-                       else (None, harness))
-    ctx = make_context(principal, thread_id, model, text, model_overrides=models)
+    ctx = make_context(principal, thread_id, model, text)
     ctx.read_ahead()
     ids = EventIds(ThreadLog(ctx.scope, thread_id, new=new_thread))
     ctx.run_id = ids.run_id
-    ctx.harness = harness
+    ctx.harness = harness if harness is not None else active_harness(ctx.scope)
     with run_ids(principal, thread_id, ids.run_id), thread_lease(ctx.scope, thread_id) as lease:
         ctx.lease = lease
         graph = run_graph(lease, graph_thread_id(principal, thread_id) if new_thread else None)
         if not new_thread and not _check_thread(principal, thread_id, graph):
             ids.log.expect_empty()  # no run of it ended: most likely no event either
 
-        start = new_harness_state(ctx, text, harness[0])
+        start = new_harness_state(ctx, text, ctx.harness[0])
         turns = [*(earlier if new_thread else []), Turn(role="user", content=text)]
         record = RunRecord(ctx.scope, thread_id, ids.run_id, principal, start)
         yield from _run(ctx, graph, new_message_state(text, principal, model, turns, start), ids,

@@ -92,19 +92,10 @@ def load(scope: TenantScope, version: int) -> HarnessDoc:
     return HarnessDoc.model_validate(json.loads(_record(scope, version)["doc"]))
 
 
-ACTIVE_FIELDS = {"version": 1, "doc": 1}
-"""What `active_of` reads of the tenant's pointer (`ACTIVE`, keyed by the tenant id)."""
-
-
 def active(scope: TenantScope) -> tuple[int, HarnessDoc]:
-    """The active version and its document: one read by key."""
-    return active_of(scope[ACTIVE].find_one({"_id": scope.tenant_id},
-                                            projection=ACTIVE_FIELDS))
-
-
-def active_of(pointer: Document | None) -> tuple[int, HarnessDoc]:
-    """The active version and its document, from the tenant's pointer as read (a run
-    reads it with the tenant's model choices, in one command)."""
+    """The active version and its document: one read by key, at the start of every run."""
+    pointer = scope[ACTIVE].find_one({"_id": scope.tenant_id},
+                                     projection={"version": 1, "doc": 1})
     if pointer is None or not pointer.get("version"):
         return 0, builtin_doc()
     return int(pointer["version"]), HarnessDoc.model_validate(json.loads(pointer["doc"]))

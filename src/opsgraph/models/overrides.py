@@ -86,12 +86,7 @@ def _canonical(text: object) -> str | None:
 def get_overrides(scope: TenantScope) -> dict[str, str]:
     """The tenant's `{agent_name: model_spec}` overrides that are in force: a stored choice
     the deployment no longer allows is left out (the agent runs on its default again)."""
-    return in_force(scope[COLLECTION].find_one({"_id": scope.tenant_id}))
-
-
-def in_force(doc: Mapping[str, Any] | None) -> dict[str, str]:
-    """`get_overrides` of the tenant's document as read (keyed by the tenant id in
-    `COLLECTION`; a run reads it with its active harness, in one command)."""
+    doc = scope[COLLECTION].find_one({"_id": scope.tenant_id})
     models = (doc or {}).get("models") or {}
     allowed = {str(spec) for spec in _allowed_specs()}
     return {str(agent): str(spec) for agent, spec in models.items() if str(spec) in allowed}

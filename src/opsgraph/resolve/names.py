@@ -1,11 +1,10 @@
 """Records a request names loosely: members, staff, resources and events.
 
-Finding them takes one command for the four collections (`TenantScope.find_in_each`),
-an indexed query in each, on the search keys stored with each record (store.search_keys),
-never a scan: the records having a word one of the request's words starts
-(`name_prefixes`: "jane", "smi", "emily_chen" as two words); and only when a word starts
-no name at all, one more: the records with a word that sounds like it (`name_sounds`:
-"Smtih", "Siobhan OConnor"). Each record found is then lined up with
+Finding them takes one indexed query a collection, on the search keys stored with each
+record (store.search_keys), never a scan: the records having a word one of the request's
+words starts (`name_prefixes`: "jane", "smi", "emily_chen" as two words); and only when a
+word starts no name at all, one more: the records with a word that sounds like it
+(`name_sounds`: "Smtih", "Siobhan OConnor"). Each record found is then lined up with
 the request's words (resolve.matching) and the best run of words names it; several
 records matching equally well are the candidates of one ambiguous mention.
 
@@ -27,7 +26,6 @@ from opsgraph.resolve.matching import Match, best_matches, probe_words
 from opsgraph.resolve.mentions import Candidate, Mention
 from opsgraph.resolve.tokens import Claimed, Token
 from opsgraph.resolve.vocabulary import GENERIC, STAFF_CUES
-from opsgraph.store.scope import Query
 from opsgraph.store.search_keys import soundex, words
 
 Document = dict[str, Any]
@@ -62,10 +60,10 @@ def find_named(ctx: Context, text: str, tokens: list[Token], claimed: Claimed,
     if not probes:
         return []
     staff_cue = any(t.norm in STAFF_CUES for t in tokens)
-    found_docs = _search(ctx, "name_prefixes", probes)
+    found_docs = [(named, d) for named in NAMED for d in _search(ctx, named, probes)]
     sounds = _unheard(probes, found_docs)
     if sounds:  # a word that starts no name: a typo ("smtih"), or a word that names nothing
-        found_docs += _search(ctx, "name_sounds", sounds)
+        found_docs += [(named, d) for named in NAMED for d in _sounding(ctx, named, sounds)]
     matches: list[tuple[Named, Match]] = []
     staff = is_staff(ctx.principal)
     for named in NAMED:
@@ -89,18 +87,22 @@ def _scope_filter(ctx: Context, named: Named) -> Document | None:
     return None if own is None else {"_id": own}
 
 
-def _search(ctx: Context, key: str, values: list[str]) -> list[tuple[Named, Document]]:
-    """The records of every kind having one of `values` among their search keys `key`
-    (`name_prefixes` or `name_sounds`): one command, an indexed query a collection."""
-    kinds: list[Named] = []
-    queries: list[Query] = []
-    for named in NAMED:
-        limit = _scope_filter(ctx, named)
-        if limit is not None:
-            kinds.append(named)
-            queries.append(Query(named.collection, {**limit, key: {"$in": values}},
-                                 _fields(named)))
-    return [(kinds[i], doc) for i, doc in ctx.scope.find_in_each(queries)]
+def _search(ctx: Context, named: Named, probes: list[str]) -> list[Document]:
+    """The records having a word that one of `probes` starts (one indexed query)."""
+    limit = _scope_filter(ctx, named)
+    if limit is None:
+        return []
+    return list(ctx.scope[named.collection].find(
+        {**limit, "name_prefixes": {"$in": probes}}, projection=_fields(named)))
+
+
+def _sounding(ctx: Context, named: Named, sounds: list[str]) -> list[Document]:
+    """The records with a word sounding like a probe that found nothing (one query)."""
+    limit = _scope_filter(ctx, named)
+    if limit is None or not sounds:
+        return []
+    return list(ctx.scope[named.collection].find(
+        {**limit, "name_sounds": {"$in": sounds}}, projection=_fields(named)))
 
 
 def _unheard(probes: list[str], docs: Iterable[tuple[Named, Document]]) -> list[str]:

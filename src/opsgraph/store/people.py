@@ -5,26 +5,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from opsgraph.store.scope import Query, TenantScope
+from opsgraph.store.scope import TenantScope
 
 _PEOPLE = ("staff", "members")
-"""Where a user id's record is looked for, the first found first."""
-
-
-def _names(scope: TenantScope, user_ids: list[str]) -> dict[str, str]:
-    """The names on the staff and member records of `user_ids`, in one command; a staff
-    record's name wins over a member record's of the same id."""
-    found: dict[str, str] = {}
-    queries = [Query(people, {"_id": {"$in": user_ids}}, {"name": 1}) for people in _PEOPLE]
-    for _, doc in sorted(scope.find_in_each(queries), key=lambda hit: -hit[0]):
-        if doc.get("name"):
-            found[str(doc["_id"])] = str(doc["name"])
-    return found
 
 
 def record_name(scope: TenantScope, user_id: str) -> str | None:
     """The name on the staff or member record whose id is `user_id`, else None."""
-    return _names(scope, [user_id]).get(user_id)
+    for people in _PEOPLE:
+        doc = scope[people].find_one({"_id": user_id}, projection={"name": 1})
+        if doc and doc.get("name"):
+            return str(doc["name"])
+    return None
 
 
 def display_name(scope: TenantScope, user_id: str) -> str:
@@ -33,7 +25,13 @@ def display_name(scope: TenantScope, user_id: str) -> str:
 
 
 def display_names(scope: TenantScope, user_ids: Iterable[str]) -> dict[str, str]:
-    """`display_name` of each user id, in one command (a list's deciders)."""
-    wanted = set(user_ids)
-    found = _names(scope, sorted(wanted)) if wanted else {}
+    """`display_name` of each user id, in one read per collection (a list's deciders)."""
+    wanted, found = set(user_ids), dict[str, str]()
+    for people in _PEOPLE:
+        missing = sorted(wanted - found.keys())
+        if not missing:
+            break
+        for doc in scope[people].find({"_id": {"$in": missing}}, projection={"name": 1}):
+            if doc.get("name"):
+                found[str(doc["_id"])] = str(doc["name"])
     return {user_id: found.get(user_id, user_id) for user_id in wanted}

@@ -1,16 +1,15 @@
 """Tenant scope: the only way code reaches tenant data.
 
 A `TenantScope` is made from a `Principal`, so no caller passes a raw tenant id. Every
-filter it sends gets `tenant_id` and every document it writes carries it. There is no
-general aggregate: a `$lookup` or `$unionWith` stage reads another collection past a
-leading `$match`, so the one pipeline the scope sends (`find_in_each`) is built here, with
-the tenant in each of its queries.
+filter it sends gets `tenant_id` and every document it writes carries it. It offers no
+aggregate: a `$lookup` or `$unionWith` stage reads another collection past a leading
+`$match` on the tenant.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from pymongo import ReturnDocument
 from pymongo.collection import Collection
@@ -22,19 +21,6 @@ from opsgraph.principal import Principal
 from opsgraph.store.client import get_db
 
 Document = dict[str, Any]
-
-
-FROM_FIELD = "__from"
-"""What `find_in_each` tags each document with on the way (and takes off): its query."""
-
-
-class Query(NamedTuple):
-    """One collection's part of `TenantScope.find_in_each`."""
-
-    collection: str
-    filter: Mapping[str, Any]
-    projection: Mapping[str, Any]
-    """Inclusion only (`{"name": 1}`); `_id` comes unless excluded."""
 
 
 class ReadOnlyViolation(Forbidden):
@@ -164,25 +150,6 @@ class TenantScope:
     def tenant(self) -> Document | None:
         """The tenant's settings document (plan, capability mode, ...)."""
         return self._db["tenants"].find_one({"_id": self.tenant_id})
-
-    def find_in_each(self, queries: Sequence[Query]) -> list[tuple[int, Document]]:
-        """The tenant's documents matching each query, in one command (one round trip,
-        not one a collection): `(index of its query, document)`, the first query's first.
-        The first collection's aggregate with a `$unionWith` of each other one; every
-        query gets `tenant_id`, as `find` gives it."""
-        if not queries:
-            return []
-
-        def stages(i: int, query: Query) -> list[Document]:
-            return [{"$match": {**query.filter, "tenant_id": self.tenant_id}},
-                    {"$project": {**query.projection, FROM_FIELD: {"$literal": i}}}]
-
-        first, *rest = queries
-        pipeline = [*stages(0, first),
-                    *({"$unionWith": {"coll": q.collection, "pipeline": stages(i, q)}}
-                      for i, q in enumerate(rest, start=1))]
-        return [(int(doc.pop(FROM_FIELD)), doc)
-                for doc in _collection(self._db, first.collection).aggregate(pipeline)]
 
     def require_tenant(self) -> Document:
         """The tenant's settings document; NotFound when the tenant does not exist."""
