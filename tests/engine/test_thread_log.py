@@ -74,7 +74,9 @@ def test_racing_batches_number_the_events_one_to_n_in_each_writers_order(
 
 def test_a_new_threads_log_starts_at_one_and_stores_client_safe_batches(demo_db: Any) -> None:
     scope = TenantScope(demo_db, "demo")
-    sent = ThreadLog(scope, "th-new-batch", new=True).append_many("run_n", [
+    log = ThreadLog(scope, "th-new-batch")
+    log.expect_empty()
+    sent = log.append_many("run_n", [
         ("plan", {"tasks": []}), ("error", {"code": "internal", "message": "0xff broke"})])
     assert [e.id for e in sent] == ["1", "2"] and "0xff" not in sent[1].data["message"]
     assert [e.data for _, e in events_after(scope, "th-new-batch")] == [e.data for e in sent]

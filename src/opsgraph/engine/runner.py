@@ -297,14 +297,14 @@ def stream_run(principal: Principal, message: str, *, thread_id: str | None = No
     prefetch_ranking(text)
     ctx = make_context(principal, thread_id, model, text)
     ctx.read_ahead()
-    ids = EventIds(ThreadLog(ctx.scope, thread_id, new=new_thread))
+    ids = EventIds(ThreadLog(ctx.scope, thread_id))
     ctx.run_id = ids.run_id
     ctx.harness = harness if harness is not None else active_harness(ctx.scope)
     with run_ids(principal, thread_id, ids.run_id), thread_lease(ctx.scope, thread_id) as lease:
         ctx.lease = lease
         graph = run_graph(lease, graph_thread_id(principal, thread_id) if new_thread else None)
-        if not new_thread and not _check_thread(principal, thread_id, graph):
-            ids.log.expect_empty()  # no run of it ended: most likely no event either
+        if new_thread or not _check_thread(principal, thread_id, graph):
+            ids.log.expect_empty()  # a new id, or no run of it ended: most likely no event
 
         start = new_harness_state(ctx, text, ctx.harness[0])
         turns = [*(earlier if new_thread else []), Turn(role="user", content=text)]

@@ -79,12 +79,10 @@ def requester_of(scope: TenantScope, principal: Principal,
 class ThreadLog:
     """Appends one thread's events (one writer per run) and keeps its summary."""
 
-    def __init__(self, scope: TenantScope, thread_id: str, *, new: bool = False) -> None:
-        """`new`: a thread id just made for this run, so no event is stored under it yet
-        (its first number is 1, with no read to find that out)."""
+    def __init__(self, scope: TenantScope, thread_id: str) -> None:
         self.scope = scope
         self.thread_id = thread_id
-        self._last: int | None = 0 if new else None
+        self._last: int | None = None
 
     def open(self, run_id: str, requester: Principal, request: str,
              now: datetime | None = None, requester_name: str | None = None) -> None:
@@ -103,10 +101,11 @@ class ThreadLog:
             upsert=True)
 
     def expect_empty(self) -> None:
-        """The thread most likely has no event yet (no run of it has ended): its first event
-        tries number 1 with no read first. Should another writer's events be there (a run
-        that failed before its checkpoint), the number is taken, and the write reads the
-        highest stored and goes after it, as on any collision."""
+        """The thread most likely has no event yet (its id was just made, or no run of it
+        has ended): its first event tries number 1 with no read first. Should another
+        writer's events be there (a run that failed before its checkpoint), the number is
+        taken, and the write reads the highest stored and goes after it, as on any
+        collision."""
         if self._last is None:
             self._last = 0
 
