@@ -102,6 +102,8 @@ HEAVY = {
     "mcp_types": "92-112",
     "ag_ui": "74-125 (ag_ui.core, ag_ui.encoder)",
     "onnxruntime": "120-122",
+    "onnx": "1310-1690 (2026-12-07): only to derive the embedder's model "
+            "(knowledge.quantized_model, knowledge.graph_fusion)",
     "tokenizers": "7 (18 fresh): under the bar, but the embedder's runtime with onnxruntime, "
                   "which tests/registry keeps off the registry's import",
     "bm25s": "96-110",
