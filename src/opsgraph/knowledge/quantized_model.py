@@ -7,8 +7,8 @@ model derived here is that one pre-processed and quantised again by onnxruntime'
 tools (`quant_pre_process`, then `quantize_dynamic`: per-channel int8 weights, activations
 quantised per call): the products run in int8 — about half the CPU per call —
 and its vectors keep a cosine of 0.99 with the float ones. Between the two, each layer's
-attention and GELU become one onnxruntime operator each (`knowledge.graph_fusion`): 102
-kernels a call instead of 264, ~10 % less CPU per call and about half the session's load.
+attention and GELU become one onnxruntime operator each (`knowledge.graph_fusion`): 78
+kernels a call instead of 264, 10-15 % less CPU per call and about half the session's load.
 
 It is derived once per machine into `OPSGRAPH_MODELS` (default `~/.cache/opsgraph/models`),
 about 5 s, under a file lock so concurrent processes derive it once; the image derives it
