@@ -173,7 +173,7 @@ class LeasedSaver(BaseCheckpointSaver[Any]):
         conf = config.get("configurable", {})
         if conf.get("checkpoint_id"):
             return self.inner.get_tuple(config)
-        key = (str(conf.get("thread_id")), str(conf.get("checkpoint_ns", "")))
+        key = _checkpoint_key(conf.get("thread_id"), conf.get("checkpoint_ns", ""))
         if key in self._latest:
             return self._latest.pop(key)
         found = self._latest[key] = self.inner.get_tuple(config)
@@ -182,7 +182,7 @@ class LeasedSaver(BaseCheckpointSaver[Any]):
     def has_none(self, thread_id: str) -> None:
         """The graph's thread `thread_id` has no checkpoint (its id was just made): the
         graph's first read of it is answered from memory, with no round trip."""
-        self._latest[(thread_id, "")] = None
+        self._latest[_checkpoint_key(thread_id)] = None
 
     def list(self, config: RunnableConfig | None, *, filter: dict[str, Any] | None = None,
              before: RunnableConfig | None = None,
@@ -213,3 +213,9 @@ class LeasedSaver(BaseCheckpointSaver[Any]):
 def ensure_indexes(db: Database[dict[str, Any]]) -> None:
     """A unique (tenant, thread) index makes the upsert above a true compare-and-set."""
     db[LEASES].create_index([("tenant_id", 1), ("thread_id", 1)], unique=True)
+
+
+def _checkpoint_key(thread_id: object, namespace: object = "") -> tuple[str, str]:
+    """What `LeasedSaver` keeps a thread's latest checkpoint under: its id and namespace (the
+    graph's own top-level checkpoints have the empty one)."""
+    return (str(thread_id), str(namespace))
