@@ -64,5 +64,9 @@ def test_a_graph_that_is_not_the_export_is_refused() -> None:
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])
     model = helper.make_model(helper.make_graph(
         [helper.make_node("Relu", ["x"], ["y"])], "not-minilm", [x], [y]))
+    with pytest.raises(UnexpectedGraph, match="no attention_mask input"):
+        fuse(model)
+    mask = helper.make_tensor_value_info("attention_mask", TensorProto.INT64, [1, 1])
+    model.graph.input.append(mask)
     with pytest.raises(UnexpectedGraph, match="no attention layer found"):
         fuse(model)

@@ -37,6 +37,8 @@ class UnexpectedGraph(ValueError):
 def fuse(model: onnx.ModelProto) -> onnx.ModelProto:
     """`model` (the float export, shapes inferred) with fused attention and GELU, in place."""
     graph = model.graph
+    if "attention_mask" not in {value.name for value in graph.input}:
+        raise UnexpectedGraph("the graph has no attention_mask input")
     producer = {out: node for node in graph.node for out in node.output}
     consumers: dict[str, list[NodeProto]] = {}
     for node in graph.node:
