@@ -268,11 +268,6 @@ def _check_thread(principal: Principal, thread_id: str,
     return values is not None
 
 
-def active_harness(scope: TenantScope) -> tuple[int, HarnessDoc]:
-    """The tenant's active harness version and its document (0: the built-in)."""
-    return versions.active(scope)
-
-
 def stream_run(principal: Principal, message: str, *, thread_id: str | None = None,
                model: str | None = None,
                history: Sequence[Mapping[str, Any]] | None = None,
@@ -299,7 +294,7 @@ def stream_run(principal: Principal, message: str, *, thread_id: str | None = No
     ctx.read_ahead()
     ids = EventIds(ThreadLog(ctx.scope, thread_id))
     ctx.run_id = ids.run_id
-    ctx.harness = harness if harness is not None else active_harness(ctx.scope)
+    ctx.harness = harness if harness is not None else versions.active(ctx.scope)
     with run_ids(principal, thread_id, ids.run_id), thread_lease(ctx.scope, thread_id) as lease:
         ctx.lease = lease
         graph = run_graph(lease, graph_thread_id(principal, thread_id) if new_thread else None)

@@ -60,10 +60,10 @@ def find_named(ctx: Context, text: str, tokens: list[Token], claimed: Claimed,
     if not probes:
         return []
     staff_cue = any(t.norm in STAFF_CUES for t in tokens)
-    found_docs = [(named, d) for named in NAMED for d in _search(ctx, named, probes)]
+    found_docs = _search(ctx, "name_prefixes", probes)
     sounds = _unheard(probes, found_docs)
     if sounds:  # a word that starts no name: a typo ("smtih"), or a word that names nothing
-        found_docs += [(named, d) for named in NAMED for d in _sounding(ctx, named, sounds)]
+        found_docs += _search(ctx, "name_sounds", sounds)
     matches: list[tuple[Named, Match]] = []
     staff = is_staff(ctx.principal)
     for named in NAMED:
@@ -87,22 +87,16 @@ def _scope_filter(ctx: Context, named: Named) -> Document | None:
     return None if own is None else {"_id": own}
 
 
-def _search(ctx: Context, named: Named, probes: list[str]) -> list[Document]:
-    """The records having a word that one of `probes` starts (one indexed query)."""
-    limit = _scope_filter(ctx, named)
-    if limit is None:
-        return []
-    return list(ctx.scope[named.collection].find(
-        {**limit, "name_prefixes": {"$in": probes}}, projection=_fields(named)))
-
-
-def _sounding(ctx: Context, named: Named, sounds: list[str]) -> list[Document]:
-    """The records with a word sounding like a probe that found nothing (one query)."""
-    limit = _scope_filter(ctx, named)
-    if limit is None or not sounds:
-        return []
-    return list(ctx.scope[named.collection].find(
-        {**limit, "name_sounds": {"$in": sounds}}, projection=_fields(named)))
+def _search(ctx: Context, key: str, values: list[str]) -> list[tuple[Named, Document]]:
+    """The records of every kind having one of `values` among their search keys `key`
+    (`name_prefixes` or `name_sounds`): one indexed query a collection the caller may read."""
+    found: list[tuple[Named, Document]] = []
+    for named in NAMED:
+        limit = _scope_filter(ctx, named)
+        if limit is not None:
+            found += [(named, doc) for doc in ctx.scope[named.collection].find(
+                {**limit, key: {"$in": values}}, projection=_fields(named))]
+    return found
 
 
 def _unheard(probes: list[str], docs: Iterable[tuple[Named, Document]]) -> list[str]:
